@@ -1,0 +1,42 @@
+# MindTorch for Go. `make demo` and `make test` work on a fresh machine.
+GO ?= go
+export CGO_ENABLED = 1
+PKGS = ./...
+# Packages whose values goroutines share; tested under the race detector.
+RACE_PKGS = ./pkg/autograd/... ./pkg/backends/... ./pkg/torch/...
+
+.PHONY: all setup test test-race demo bench lint golden test-npu docker-ascend clean
+
+all: test
+
+setup:
+	@sh scripts/setup.sh
+
+test: setup
+	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -race -short $(RACE_PKGS)
+
+demo: setup
+	$(GO) run ./cmd/demo
+
+bench: setup
+	sh scripts/bench.sh
+
+lint:
+	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
+	$(GO) vet $(PKGS)
+
+# Regenerate testdata/ with real PyTorch (Debian's python3-torch).
+golden:
+	MINDTORCH_GOLDEN=1 sh scripts/setup.sh
+	for f in scripts/golden/*.py; do /usr/bin/python3 $$f || exit 1; done
+
+# On an Ascend host with CANN installed: the NPU tests against the real device.
+test-npu: setup
+	MINDTORCH_NPU_REAL=1 $(GO) test -count=1 ./pkg/backends/npu/... ./pkg/torch/...
+
+docker-ascend:
+	docker build -f Dockerfile.ascend -t mindtorch-ascend .
+
+clean:
+	$(GO) clean -testcache

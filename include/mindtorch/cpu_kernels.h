@@ -1,0 +1,95 @@
+/*
+ * CPU kernels of MindTorch: the pointwise engine, casts and reductions.
+ *
+ * Go builds an iteration plan (pkg/backends/cpu) and makes one call per op
+ * (per worker, when an op is split across cores). The plan holds no pointers:
+ * operand base addresses travel as arguments, so Go memory passed here never
+ * contains Go pointers. Strides in a plan are in bytes; dimension 0 is the
+ * fastest-moving one.
+ */
+#ifndef MINDTORCH_CPU_KERNELS_H
+#define MINDTORCH_CPU_KERNELS_H
+
+#include <stdint.h>
+
+#define MT_MAX_DIMS 25
+#define MT_MAX_OPS 4
+
+/* Element types, numbered as pkg/dtype numbers them. */
+enum {
+  MT_BOOL, MT_U8, MT_I8, MT_I16, MT_I32, MT_I64, MT_F16, MT_BF16, MT_F32, MT_F64,
+  MT_NUM_DTYPES
+};
+
+/* Pointwise ops. Binary ops read operands 1 and 2, unary ops operand 1,
+ * ternary ops 1..3; operand 0 is the output. */
+enum {
+  /* binary, output in the compute dtype */
+  MT_ADD, MT_SUB, MT_MUL, MT_DIV, MT_DIV_TRUNC, MT_DIV_FLOOR, MT_REMAINDER, MT_FMOD,
+  MT_POW, MT_MAXIMUM, MT_MINIMUM, MT_ATAN2, MT_BITAND, MT_BITOR, MT_BITXOR,
+  /* binary, bool output */
+  MT_LOGAND, MT_LOGOR, MT_LOGXOR, MT_EQ, MT_NE, MT_LT, MT_LE, MT_GT, MT_GE,
+  /* unary, output in the compute dtype */
+  MT_NEG, MT_ABS, MT_SIGN, MT_EXP, MT_EXP2, MT_EXPM1, MT_LOG, MT_LOG2, MT_LOG10,
+  MT_LOG1P, MT_SQRT, MT_RSQRT, MT_SQUARE, MT_RECIPROCAL, MT_SIN, MT_COS, MT_TAN,
+  MT_ASIN, MT_ACOS, MT_ATAN, MT_SINH, MT_COSH, MT_TANH, MT_SIGMOID, MT_RELU,
+  MT_RELU6, MT_LEAKY_RELU, MT_ELU, MT_GELU, MT_GELU_TANH, MT_SILU, MT_SOFTPLUS,
+  MT_ERF, MT_FLOOR, MT_CEIL, MT_ROUND, MT_TRUNC, MT_FRAC, MT_CLAMP, MT_NAN_TO_NUM,
+  MT_BITNOT, MT_POW_SCALAR,
+  /* unary, bool output */
+  MT_ISNAN, MT_ISINF, MT_ISFINITE, MT_LOGNOT,
+  /* ternary */
+  MT_WHERE,        /* out = c ? a : b, operand 1 is bool */
+  MT_CLAMP_TENSOR, /* out = min(max(x, lo), hi) */
+  MT_LERP,         /* out = a + w * (b - a) */
+  MT_MASKED_FILL,  /* out = mask ? value : x, operand 2 is bool */
+  MT_THRESHOLD_BACKWARD, /* out = x > threshold ? grad : 0; operand 1 grad, 2 x */
+  MT_NUM_POINTWISE
+};
+
+/* Attributes of an op: floats for floating dtypes, integers for integer
+ * ones (both filled by Go from the same scalars). */
+typedef struct {
+  double f[4];
+  int64_t i[4];
+} mt_attrs;
+
+/* An iteration plan over ndim dimensions (fastest first) for nops operands. */
+typedef struct {
+  int64_t ndim;
+  int64_t nops;
+  int64_t shape[MT_MAX_DIMS];
+  int64_t strides[MT_MAX_OPS][MT_MAX_DIMS];
+} mt_plan;
+
+/* Status codes. */
+enum {
+  MT_OK = 0,
+  MT_ERR_UNSUPPORTED = 1, /* no loop for this op and dtype */
+  MT_ERR_ZERO_DIV = 2,    /* integer division by zero */
+  MT_ERR_ISA = 3          /* the CPU lacks the instruction set */
+};
+
+/* mt_pointwise runs op over elements [begin, end) of the plan, in the plan's
+ * iteration order. dtype is the compute dtype (the dtype of the inputs; the
+ * output is bool for comparisons and predicates, else the same). */
+int mt_pointwise(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,
+                 int64_t begin, int64_t end, mt_attrs attrs);
+
+/* mt_pointwise_1d is mt_pointwise for a one-dimensional plan, without a plan
+ * struct: n elements with byte strides s0..s3. */
+int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, void *p3,
+                    int64_t s0, int64_t s1, int64_t s2, int64_t s3, mt_attrs attrs);
+
+/* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
+ * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */
+int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);
+int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int64_t s1);
+
+/* The instruction set the kernels use: 0 generic, 2 AVX2+FMA, 3 AVX-512.
+ * mt_set_isa chooses one (refusing what the CPU lacks); mt_isa reports it. */
+int mt_isa(void);
+int mt_set_isa(int isa);
+int mt_cpu_has(int isa);
+
+#endif
