@@ -86,10 +86,8 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);
 int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int64_t s1);
 
-/* The instruction set the kernels use: 0 generic, 2 AVX2+FMA, 3 AVX-512.
- * mt_set_isa chooses one (refusing what the CPU lacks); mt_isa reports it. */
+/* The instruction set the hot loops run with (chosen when the program
+ * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */
 int mt_isa(void);
-int mt_set_isa(int isa);
-int mt_cpu_has(int isa);
 
 #endif

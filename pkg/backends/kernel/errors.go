@@ -119,3 +119,27 @@ func shapeString(s []int) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// ShapeString formats a shape as PyTorch prints sizes in messages: [2, 3].
+func ShapeString(s []int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, d)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+var pyNames = [dtype.NumDTypes]string{"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"}
+
+// PyName is the name PyTorch's messages give a dtype ("Float", "Long").
+func PyName(d dtype.DType) string {
+	if d.Valid() {
+		return pyNames[d]
+	}
+	return d.String()
+}

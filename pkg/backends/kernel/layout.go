@@ -101,7 +101,7 @@ func NormalizeDim(dim, ndim int) (int, error) {
 		n = 1
 	}
 	if dim < -n || dim >= n {
-		return 0, Errorf(ErrIndex, "dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, dim)
+		return 0, Errorf(ErrIndex, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, dim)
 	}
 	if dim < 0 {
 		dim += n
@@ -171,9 +171,13 @@ func BroadcastInto(out []int, shapes ...[]int) error {
 }
 
 // InferSize resolves a single -1 in shape so that it holds numel elements.
-func InferSize(shape []int, numel int) ([]int, error) {
-	out := make([]int, len(shape))
-	copy(out, shape)
+// The result is written into dst when it has room.
+func InferSize(dst, shape []int, numel int) ([]int, error) {
+	out := dst[:0]
+	if cap(out) < len(shape) {
+		out = make([]int, 0, len(shape))
+	}
+	out = append(out, shape...)
 	infer := -1
 	prod := 1
 	for i, s := range shape {
@@ -207,9 +211,14 @@ func InferSize(shape []int, numel int) ([]int, error) {
 
 // ViewStrides returns strides that let a tensor of oldShape/oldStrides be
 // viewed as newShape without copying, or false when no such strides exist
-// (then reshape must copy). This is PyTorch's computeStride.
-func ViewStrides(oldShape, oldStrides, newShape []int) ([]int, bool) {
-	newStrides := make([]int, len(newShape))
+// (then reshape must copy). This is PyTorch's computeStride. The result is
+// written into dst when it has room.
+func ViewStrides(dst, oldShape, oldStrides, newShape []int) ([]int, bool) {
+	newStrides := dst[:0]
+	if cap(newStrides) < len(newShape) {
+		newStrides = make([]int, 0, len(newShape))
+	}
+	newStrides = newStrides[:len(newShape)]
 	if len(oldShape) == 0 {
 		for i := range newStrides {
 			newStrides[i] = 1

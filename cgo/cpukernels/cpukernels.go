@@ -1,0 +1,92 @@
+// Package cpukernels is the cgo binding of the CPU kernels in csrc/cpu: the
+// pointwise engine and casts. It is a thin layer: one C call per op (or per
+// worker's share of an op), plans passed by pointer, no Go pointers kept by C.
+package cpukernels
+
+/*
+#cgo CFLAGS: -O3 -I${SRCDIR}/../../include -I${SRCDIR}/../../csrc/cpu
+#cgo LDFLAGS: -lm
+#include "mindtorch/cpu_kernels.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// MaxDims is the most dimensions a plan holds; MaxOps the most operands.
+const (
+	MaxDims = C.MT_MAX_DIMS
+	MaxOps  = C.MT_MAX_OPS
+)
+
+// Plan is an iteration plan: NDim dimensions, fastest first, and the byte
+// strides of each operand (operand 0 is the output). Its layout is C's mt_plan.
+type Plan struct {
+	NDim    int64
+	NOps    int64
+	Shape   [MaxDims]int64
+	Strides [MaxOps][MaxDims]int64
+}
+
+// Attrs are an op's attributes: F for floating compute types, I for integer ones.
+type Attrs struct {
+	F [4]float64
+	I [4]int64
+}
+
+// Errors of the kernels.
+var (
+	ErrUnsupported = errors.New("no CPU kernel for this op and dtype")
+	ErrZeroDiv     = errors.New("ZeroDivisionError")
+)
+
+func status(s C.int) error {
+	switch s {
+	case C.MT_OK:
+		return nil
+	case C.MT_ERR_ZERO_DIV:
+		return ErrZeroDiv
+	default:
+		return ErrUnsupported
+	}
+}
+
+func cattrs(a *Attrs) C.mt_attrs { return *(*C.mt_attrs)(unsafe.Pointer(a)) }
+
+// Pointwise runs op (a C enum value) in compute dtype dt over elements
+// [begin, end) of plan, with operand base addresses p.
+func Pointwise(op, dt int, plan *Plan, p *[MaxOps]unsafe.Pointer, begin, end int, a *Attrs) error {
+	return status(C.mt_pointwise(C.int(op), C.int(dt), (*C.mt_plan)(unsafe.Pointer(plan)),
+		p[0], p[1], p[2], p[3], C.int64_t(begin), C.int64_t(end), cattrs(a)))
+}
+
+// Pointwise1D runs op over n elements with byte strides s.
+func Pointwise1D(op, dt, n int, p *[MaxOps]unsafe.Pointer, s *[MaxOps]int64, a *Attrs) error {
+	return status(C.mt_pointwise_1d(C.int(op), C.int(dt), C.int64_t(n), p[0], p[1], p[2], p[3],
+		C.int64_t(s[0]), C.int64_t(s[1]), C.int64_t(s[2]), C.int64_t(s[3]), cattrs(a)))
+}
+
+// Cast converts operand 1 (dtype src) into operand 0 (dtype dst) over
+// elements [begin, end) of a two-operand plan.
+func Cast(dst, src int, plan *Plan, p0, p1 unsafe.Pointer, begin, end int) error {
+	return status(C.mt_cast(C.int(dst), C.int(src), (*C.mt_plan)(unsafe.Pointer(plan)), p0, p1,
+		C.int64_t(begin), C.int64_t(end)))
+}
+
+// Cast1D converts n elements with byte strides s0 (destination) and s1.
+func Cast1D(dst, src, n int, p0, p1 unsafe.Pointer, s0, s1 int64) error {
+	return status(C.mt_cast_1d(C.int(dst), C.int(src), C.int64_t(n), p0, p1, C.int64_t(s0), C.int64_t(s1)))
+}
+
+// ISA is the instruction set of the hot loops: "generic", "avx2" or "avx512".
+func ISA() string {
+	switch C.mt_isa() {
+	case 3:
+		return "avx512"
+	case 2:
+		return "avx2"
+	}
+	return "generic"
+}

@@ -1,0 +1,98 @@
+/* Macros that define the inner loops of the CPU kernels. An inner loop runs
+ * one op over n elements of one row of an iteration plan; it has a
+ * contiguous branch the compiler vectorises and a strided one. */
+#ifndef MINDTORCH_CPU_LOOPS_H
+#define MINDTORCH_CPU_LOOPS_H
+
+#include <stdint.h>
+#include "mindtorch/cpu_kernels.h"
+
+typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_attrs *a);
+
+/* Every hot loop gets a copy per instruction set, chosen when the program
+ * loads (GCC function multiversioning). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(MT_NO_CLONES)
+#define MT_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define MT_CLONES
+#endif
+
+/* An attribute in the compute type: FL says whether it is a floating type. */
+#define MT_ATTR(T, FL, k) ((FL) ? (T)a->f[k] : (T)a->i[k])
+
+#define MT_CONSTS(T, FL)                                                      \
+  const T c0 = MT_ATTR(T, FL, 0), c1 = MT_ATTR(T, FL, 1), c2 = MT_ATTR(T, FL, 2); \
+  (void)c0; (void)c1; (void)c2;                                               \
+  int err = 0; (void)err
+
+/* out = EXPR(x) */
+#define MT_LOOP1(name, T, OT, FL, EXPR)                                       \
+  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
+                            const mt_attrs *a) {                              \
+    MT_CONSTS(T, FL);                                                         \
+    if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {          \
+      OT *o = (OT *)p[0]; const T *xp = (const T *)p[1];                      \
+      for (int64_t i = 0; i < n; i++) { T x = xp[i]; o[i] = (OT)(EXPR); }     \
+    } else {                                                                  \
+      char *o = p[0]; const char *xp = p[1];                                  \
+      for (int64_t i = 0; i < n; i++) {                                       \
+        T x = *(const T *)(xp + i * s[1]);                                    \
+        *(OT *)(o + i * s[0]) = (OT)(EXPR);                                   \
+      }                                                                       \
+    }                                                                         \
+    return err;                                                               \
+  }
+
+/* out = EXPR(x, y) */
+#define MT_LOOP2(name, T, OT, FL, EXPR)                                       \
+  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
+                            const mt_attrs *a) {                              \
+    MT_CONSTS(T, FL);                                                         \
+    const int64_t so = sizeof(OT), st = sizeof(T);                            \
+    if (s[0] == so && s[1] == st && s[2] == st) {                             \
+      OT *o = (OT *)p[0]; const T *xp = (const T *)p[1], *yp = (const T *)p[2]; \
+      for (int64_t i = 0; i < n; i++) { T x = xp[i], y = yp[i]; o[i] = (OT)(EXPR); } \
+    } else if (s[0] == so && s[1] == st && s[2] == 0) {                       \
+      OT *o = (OT *)p[0]; const T *xp = (const T *)p[1]; const T y = *(const T *)p[2]; \
+      for (int64_t i = 0; i < n; i++) { T x = xp[i]; o[i] = (OT)(EXPR); }     \
+    } else if (s[0] == so && s[1] == 0 && s[2] == st) {                       \
+      OT *o = (OT *)p[0]; const T x = *(const T *)p[1]; const T *yp = (const T *)p[2]; \
+      for (int64_t i = 0; i < n; i++) { T y = yp[i]; o[i] = (OT)(EXPR); }     \
+    } else {                                                                  \
+      char *o = p[0]; const char *xp = p[1], *yp = p[2];                      \
+      for (int64_t i = 0; i < n; i++) {                                       \
+        T x = *(const T *)(xp + i * s[1]), y = *(const T *)(yp + i * s[2]);   \
+        *(OT *)(o + i * s[0]) = (OT)(EXPR);                                   \
+      }                                                                       \
+    }                                                                         \
+    return err;                                                               \
+  }
+
+/* out = EXPR(x, y, z) with x of type XT (the condition of where is bool). */
+#define MT_LOOP3(name, XT, T, OT, FL, EXPR)                                   \
+  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
+                            const mt_attrs *a) {                              \
+    MT_CONSTS(T, FL);                                                         \
+    const int64_t so = sizeof(OT), st = sizeof(T);                            \
+    if (s[0] == so && s[1] == (int64_t)sizeof(XT) && s[2] == st && s[3] == st) { \
+      OT *o = (OT *)p[0]; const XT *xp = (const XT *)p[1];                    \
+      const T *yp = (const T *)p[2], *zp = (const T *)p[3];                   \
+      for (int64_t i = 0; i < n; i++) {                                       \
+        XT x = xp[i]; T y = yp[i], z = zp[i]; o[i] = (OT)(EXPR);              \
+      }                                                                       \
+    } else {                                                                  \
+      char *o = p[0]; const char *xp = p[1], *yp = p[2], *zp = p[3];          \
+      for (int64_t i = 0; i < n; i++) {                                       \
+        XT x = *(const XT *)(xp + i * s[1]);                                  \
+        T y = *(const T *)(yp + i * s[2]), z = *(const T *)(zp + i * s[3]);   \
+        *(OT *)(o + i * s[0]) = (OT)(EXPR);                                   \
+      }                                                                       \
+    }                                                                         \
+    return err;                                                               \
+  }
+
+/* mt_run_plan runs loop over elements [begin, end) of plan. */
+int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t begin, int64_t end,
+                const mt_attrs *a);
+
+#endif

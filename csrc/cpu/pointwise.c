@@ -1,0 +1,328 @@
+/* Pointwise kernels: one inner loop per (op, compute dtype), registered in a
+ * table at load time. Floating ops compute in float or double (Go converts
+ * float16 and bfloat16 to float first); integer ops in their own type with
+ * wrap-around (-fwrapv); bool as bytes that are 0 or 1. */
+#include <math.h>
+#include <stdint.h>
+
+#include "loops.h"
+
+static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];
+
+#define REG(ID, DT, fn) \
+  __attribute__((constructor)) static void reg_##fn(void) { table[ID][DT] = fn; }
+
+/* Floating ops: the float and double loops share an expression written with
+ * the generic math helpers below. */
+#define F1(ID, name, EXPR) \
+  MT_LOOP1(name##_f32, float, float, 1, EXPR) REG(ID, MT_F32, name##_f32) \
+  MT_LOOP1(name##_f64, double, double, 1, EXPR) REG(ID, MT_F64, name##_f64)
+#define F2(ID, name, EXPR) \
+  MT_LOOP2(name##_f32, float, float, 1, EXPR) REG(ID, MT_F32, name##_f32) \
+  MT_LOOP2(name##_f64, double, double, 1, EXPR) REG(ID, MT_F64, name##_f64)
+#define F1B(ID, name, EXPR) \
+  MT_LOOP1(name##_f32, float, uint8_t, 1, EXPR) REG(ID, MT_F32, name##_f32) \
+  MT_LOOP1(name##_f64, double, uint8_t, 1, EXPR) REG(ID, MT_F64, name##_f64)
+#define F2B(ID, name, EXPR) \
+  MT_LOOP2(name##_f32, float, uint8_t, 1, EXPR) REG(ID, MT_F32, name##_f32) \
+  MT_LOOP2(name##_f64, double, uint8_t, 1, EXPR) REG(ID, MT_F64, name##_f64)
+
+/* Integer ops over the five integer types. */
+#define I_EACH(M, ID, name, OT_SAME, EXPR) \
+  M(name##_u8, uint8_t, OT_SAME(uint8_t), 0, EXPR) REG(ID, MT_U8, name##_u8) \
+  M(name##_i8, int8_t, OT_SAME(int8_t), 0, EXPR) REG(ID, MT_I8, name##_i8) \
+  M(name##_i16, int16_t, OT_SAME(int16_t), 0, EXPR) REG(ID, MT_I16, name##_i16) \
+  M(name##_i32, int32_t, OT_SAME(int32_t), 0, EXPR) REG(ID, MT_I32, name##_i32) \
+  M(name##_i64, int64_t, OT_SAME(int64_t), 0, EXPR) REG(ID, MT_I64, name##_i64)
+#define SAME(T) T
+#define BOOLOUT(T) uint8_t
+#define I1(ID, name, EXPR) I_EACH(MT_LOOP1, ID, name, SAME, EXPR)
+#define I2(ID, name, EXPR) I_EACH(MT_LOOP2, ID, name, SAME, EXPR)
+#define I1B(ID, name, EXPR) I_EACH(MT_LOOP1, ID, name, BOOLOUT, EXPR)
+#define I2B(ID, name, EXPR) I_EACH(MT_LOOP2, ID, name, BOOLOUT, EXPR)
+/* Bool ops: bytes in, a 0 or 1 byte out. */
+#define B1(ID, name, EXPR) MT_LOOP1(name##_b, uint8_t, uint8_t, 0, (EXPR) != 0) REG(ID, MT_BOOL, name##_b)
+#define B2(ID, name, EXPR) MT_LOOP2(name##_b, uint8_t, uint8_t, 0, (EXPR) != 0) REG(ID, MT_BOOL, name##_b)
+/* Every type. */
+#define A2B(ID, name, EXPR) F2B(ID, name, EXPR) I2B(ID, name##_i, EXPR) B2(ID, name, EXPR)
+#define A1B(ID, name, EXPR) F1B(ID, name, EXPR) I1B(ID, name##_i, EXPR) B1(ID, name, EXPR)
+
+/* Generic helpers: sizeof picks the float or the double function. */
+#define G(fn, x) (sizeof(x) == sizeof(float) ? (__typeof__(x))fn##f((float)(x)) : (__typeof__(x))fn((double)(x)))
+#define G2(fn, x, y) \
+  (sizeof(x) == sizeof(float) ? (__typeof__(x))fn##f((float)(x), (float)(y)) : (__typeof__(x))fn((double)(x), (double)(y)))
+#define ISNAN(x) ((x) != (x))
+
+/* Division and remainder as PyTorch defines them. */
+static inline double mt_floordiv(double x, double y) {
+  if (y == 0) return x / y;
+  double mod = fmod(x, y);
+  double div = (x - mod) / y;
+  if (mod != 0 && ((y < 0) != (mod < 0))) div -= 1;
+  double fl;
+  if (div != 0) {
+    fl = floor(div);
+    if (div - fl > 0.5) fl += 1;
+  } else {
+    fl = copysign(0.0, x / y);
+  }
+  return fl;
+}
+static inline float mt_floordivf(float x, float y) {
+  if (y == 0) return x / y;
+  float mod = fmodf(x, y);
+  float div = (x - mod) / y;
+  if (mod != 0 && ((y < 0) != (mod < 0))) div -= 1;
+  float fl;
+  if (div != 0) {
+    fl = floorf(div);
+    if (div - fl > 0.5f) fl += 1;
+  } else {
+    fl = copysignf(0.0f, x / y);
+  }
+  return fl;
+}
+static inline double mt_remainder(double x, double y) {
+  double r = fmod(x, y);
+  if (r != 0 && ((r < 0) != (y < 0))) r += y;
+  return r;
+}
+static inline float mt_remainderf(float x, float y) {
+  float r = fmodf(x, y);
+  if (r != 0 && ((r < 0) != (y < 0))) r += y;
+  return r;
+}
+static inline double mt_sign(double x) { return (double)((0 < x) - (x < 0)); }
+static inline float mt_signf(float x) { return (float)((0 < x) - (x < 0)); }
+static inline double mt_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline float mt_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+static inline double mt_gelu(double x) { return 0.5 * x * (1.0 + erf(x * M_SQRT1_2)); }
+static inline float mt_geluf(float x) { return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2)); }
+static inline double mt_gelu_tanh(double x) {
+  const double k = M_SQRT2 * M_2_SQRTPI * 0.5;
+  return 0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x)));
+}
+static inline float mt_gelu_tanhf(float x) {
+  const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5);
+  return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+}
+static inline double mt_frac(double x) { return x - trunc(x); }
+static inline float mt_fracf(float x) { return x - truncf(x); }
+static inline double mt_rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float mt_rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double mt_lerp(double a, double b, double w) {
+  return fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
+}
+static inline float mt_lerpf(float a, float b, float w) {
+  return fabsf(w) < 0.5f ? a + w * (b - a) : b - (b - a) * (1 - w);
+}
+/* Integer power by squaring; negative exponents give 0 except for bases 1 and -1. */
+static inline int64_t mt_powi(int64_t b, int64_t e) {
+  if (e < 0) {
+    if (b == 1) return 1;
+    if (b == -1) return (e & 1) ? -1 : 1;
+    return 0;
+  }
+  int64_t r = 1;
+  while (e) {
+    if (e & 1) r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return r;
+}
+
+/* NaN-propagating max and min. */
+#define FMAX(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) > (y) ? (x) : (y))
+#define FMIN(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) < (y) ? (x) : (y))
+#define IMAX(x, y) ((x) > (y) ? (x) : (y))
+#define IMIN(x, y) ((x) < (y) ? (x) : (y))
+
+/* Integer division that reports division by zero and wraps INT_MIN / -1. */
+#define IDIV0(expr) (y == 0 ? (err = MT_ERR_ZERO_DIV, 0) : (expr))
+#define ITRUNC(x, y) ((y) == -1 ? -(x) : (x) / (y))
+#define IMOD(x, y) ((y) == -1 ? 0 : (x) % (y))
+#define IFLOOR(x, y) (ITRUNC(x, y) - ((IMOD(x, y) != 0) && (((x) < 0) != ((y) < 0))))
+#define IREM(x, y) (IMOD(x, y) + ((IMOD(x, y) != 0 && ((IMOD(x, y) < 0) != ((y) < 0))) ? (y) : 0))
+
+/* ---- binary ---- */
+F2(MT_ADD, add, x + c0 * y)
+I2(MT_ADD, add, x + c0 * y)
+B2(MT_ADD, add, x | (c0 & y))
+F2(MT_SUB, sub, x - c0 * y)
+I2(MT_SUB, sub, x - c0 * y)
+F2(MT_MUL, mul, x * y)
+I2(MT_MUL, mul, x * y)
+B2(MT_MUL, mul, x & y)
+F2(MT_DIV, div, x / y)
+F2(MT_DIV_TRUNC, divtrunc, G(trunc, x / y))
+I2(MT_DIV_TRUNC, divtrunc, IDIV0(ITRUNC(x, y)))
+F2(MT_DIV_FLOOR, divfloor, G2(mt_floordiv, x, y))
+I2(MT_DIV_FLOOR, divfloor, IDIV0(IFLOOR(x, y)))
+F2(MT_REMAINDER, remainder, G2(mt_remainder, x, y))
+I2(MT_REMAINDER, remainder, IDIV0(IREM(x, y)))
+F2(MT_FMOD, fmod, G2(fmod, x, y))
+I2(MT_FMOD, fmod, IDIV0(IMOD(x, y)))
+F2(MT_POW, pow, G2(pow, x, y))
+I2(MT_POW, pow, mt_powi(x, y))
+F2(MT_MAXIMUM, maximum, FMAX(x, y))
+I2(MT_MAXIMUM, maximum, IMAX(x, y))
+B2(MT_MAXIMUM, maximum, x | y)
+F2(MT_MINIMUM, minimum, FMIN(x, y))
+I2(MT_MINIMUM, minimum, IMIN(x, y))
+B2(MT_MINIMUM, minimum, x & y)
+F2(MT_ATAN2, atan2, G2(atan2, x, y))
+I2(MT_BITAND, bitand, x & y)
+B2(MT_BITAND, bitand, x & y)
+I2(MT_BITOR, bitor, x | y)
+B2(MT_BITOR, bitor, x | y)
+I2(MT_BITXOR, bitxor, x ^ y)
+B2(MT_BITXOR, bitxor, x ^ y)
+A2B(MT_LOGAND, logand, (x != 0) & (y != 0))
+A2B(MT_LOGOR, logor, (x != 0) | (y != 0))
+A2B(MT_LOGXOR, logxor, (x != 0) ^ (y != 0))
+A2B(MT_EQ, eq, x == y)
+A2B(MT_NE, ne, x != y)
+A2B(MT_LT, lt, x < y)
+A2B(MT_LE, le, x <= y)
+A2B(MT_GT, gt, x > y)
+A2B(MT_GE, ge, x >= y)
+
+/* ---- unary ---- */
+F1(MT_NEG, neg, -x)
+I1(MT_NEG, neg, -x)
+F1(MT_ABS, abs, G(fabs, x))
+I1(MT_ABS, abs, x < 0 ? -x : x)
+F1(MT_SIGN, sign, G(mt_sign, x))
+I1(MT_SIGN, sign, (0 < x) - (x < 0))
+B1(MT_SIGN, sign, x)
+F1(MT_EXP, exp, G(exp, x))
+F1(MT_EXP2, exp2, G(exp2, x))
+F1(MT_EXPM1, expm1, G(expm1, x))
+F1(MT_LOG, log, G(log, x))
+F1(MT_LOG2, log2, G(log2, x))
+F1(MT_LOG10, log10, G(log10, x))
+F1(MT_LOG1P, log1p, G(log1p, x))
+F1(MT_SQRT, sqrt, G(sqrt, x))
+F1(MT_RSQRT, rsqrt, G(mt_rsqrt, x))
+F1(MT_SQUARE, square, x * x)
+I1(MT_SQUARE, square, x * x)
+F1(MT_RECIPROCAL, reciprocal, 1 / x)
+F1(MT_SIN, sin, G(sin, x))
+F1(MT_COS, cos, G(cos, x))
+F1(MT_TAN, tan, G(tan, x))
+F1(MT_ASIN, asin, G(asin, x))
+F1(MT_ACOS, acos, G(acos, x))
+F1(MT_ATAN, atan, G(atan, x))
+F1(MT_SINH, sinh, G(sinh, x))
+F1(MT_COSH, cosh, G(cosh, x))
+F1(MT_TANH, tanh, G(tanh, x))
+F1(MT_SIGMOID, sigmoid, G(mt_sigmoid, x))
+F1(MT_RELU, relu, (ISNAN(x) || x > 0) ? x : 0)
+I1(MT_RELU, relu, x > 0 ? x : 0)
+F1(MT_RELU6, relu6, ISNAN(x) ? x : x < 0 ? 0 : x > 6 ? 6 : x)
+I1(MT_RELU6, relu6, x < 0 ? 0 : x > 6 ? 6 : x)
+F1(MT_LEAKY_RELU, leakyrelu, x > 0 ? x : x * c0)
+F1(MT_ELU, elu, x > 0 ? x : c0 * G(expm1, x))
+F1(MT_GELU, gelu, G(mt_gelu, x))
+F1(MT_GELU_TANH, gelutanh, G(mt_gelu_tanh, x))
+F1(MT_SILU, silu, x * G(mt_sigmoid, x))
+F1(MT_SOFTPLUS, softplus, x * c0 > c1 ? x : G(log1p, G(exp, x * c0)) / c0)
+F1(MT_ERF, erf, G(erf, x))
+F1(MT_FLOOR, floor, G(floor, x))
+F1(MT_CEIL, ceil, G(ceil, x))
+F1(MT_ROUND, round, G(nearbyint, x))
+F1(MT_TRUNC, trunc, G(trunc, x))
+F1(MT_FRAC, frac, G(mt_frac, x))
+F1(MT_CLAMP, clamp, ISNAN(x) ? x : (x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x))
+I1(MT_CLAMP, clamp, (x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x))
+F1(MT_NAN_TO_NUM, nantonum, ISNAN(x) ? c0 : isinf(x) ? (x > 0 ? c1 : c2) : x)
+I1(MT_BITNOT, bitnot, ~x)
+B1(MT_BITNOT, bitnot, !x)
+F1(MT_POW_SCALAR, powscalar, G2(pow, x, c0))
+F1B(MT_ISNAN, isnan, ISNAN(x))
+I1B(MT_ISNAN, isnan, 0 * x)
+B1(MT_ISNAN, isnan, 0 * x)
+F1B(MT_ISINF, isinf, isinf(x) != 0)
+I1B(MT_ISINF, isinf, 0 * x)
+B1(MT_ISINF, isinf, 0 * x)
+F1B(MT_ISFINITE, isfinite, isfinite(x) != 0)
+I1B(MT_ISFINITE, isfinite, 1 + 0 * x)
+B1(MT_ISFINITE, isfinite, 1 + 0 * x)
+A1B(MT_LOGNOT, lognot, x == 0)
+
+/* ---- ternary ---- */
+#define T3_ALL(ID, name, XT, EXPR) \
+  MT_LOOP3(name##_f32, XT, float, float, 1, EXPR) REG(ID, MT_F32, name##_f32) \
+  MT_LOOP3(name##_f64, XT, double, double, 1, EXPR) REG(ID, MT_F64, name##_f64) \
+  MT_LOOP3(name##_u8, XT, uint8_t, uint8_t, 0, EXPR) REG(ID, MT_U8, name##_u8) \
+  MT_LOOP3(name##_i8, XT, int8_t, int8_t, 0, EXPR) REG(ID, MT_I8, name##_i8) \
+  MT_LOOP3(name##_i16, XT, int16_t, int16_t, 0, EXPR) REG(ID, MT_I16, name##_i16) \
+  MT_LOOP3(name##_i32, XT, int32_t, int32_t, 0, EXPR) REG(ID, MT_I32, name##_i32) \
+  MT_LOOP3(name##_i64, XT, int64_t, int64_t, 0, EXPR) REG(ID, MT_I64, name##_i64)
+/* where: operand 1 is the bool condition. Bool data moves as uint8. */
+T3_ALL(MT_WHERE, where, uint8_t, x ? y : z)
+MT_LOOP3(where_b, uint8_t, uint8_t, uint8_t, 0, x ? y : z) REG(MT_WHERE, MT_BOOL, where_b)
+/* clamp with tensor bounds: x is the input (same type), y the min, z the max. */
+MT_LOOP3(clampt_f32, float, float, float, 1, ISNAN(x) ? x : FMIN(FMAX(x, y), z)) REG(MT_CLAMP_TENSOR, MT_F32, clampt_f32)
+MT_LOOP3(clampt_f64, double, double, double, 1, ISNAN(x) ? x : FMIN(FMAX(x, y), z)) REG(MT_CLAMP_TENSOR, MT_F64, clampt_f64)
+#define CLAMPT_I(sfx, T, DT) \
+  MT_LOOP3(clampt_##sfx, T, T, T, 0, IMIN(IMAX(x, y), z)) REG(MT_CLAMP_TENSOR, DT, clampt_##sfx)
+CLAMPT_I(u8, uint8_t, MT_U8)
+CLAMPT_I(i8, int8_t, MT_I8)
+CLAMPT_I(i16, int16_t, MT_I16)
+CLAMPT_I(i32, int32_t, MT_I32)
+CLAMPT_I(i64, int64_t, MT_I64)
+/* lerp: start x, end y, weight z. */
+MT_LOOP3(lerp_f32, float, float, float, 1, mt_lerpf(x, y, z)) REG(MT_LERP, MT_F32, lerp_f32)
+MT_LOOP3(lerp_f64, double, double, double, 1, mt_lerp(x, y, z)) REG(MT_LERP, MT_F64, lerp_f64)
+/* masked_fill: operand 1 is the input, 2 the bool mask; c0 the value. */
+/* threshold_backward: operand 1 the gradient, 2 the input; c0 the threshold. */
+#define THRB(sfx, T, DT, FL) \
+  MT_LOOP2(thrb_##sfx, T, T, FL, y <= c0 ? 0 : x) REG(MT_THRESHOLD_BACKWARD, DT, thrb_##sfx)
+THRB(f32, float, MT_F32, 1)
+THRB(f64, double, MT_F64, 1)
+THRB(u8, uint8_t, MT_U8, 0)
+THRB(i8, int8_t, MT_I8, 0)
+THRB(i16, int16_t, MT_I16, 0)
+THRB(i32, int32_t, MT_I32, 0)
+THRB(i64, int64_t, MT_I64, 0)
+
+/* masked_fill reads its mask as bytes: a loop of its own. */
+#define MFILL_LOOP(sfx, T, DT, FL)                                                  \
+  MT_CLONES static int mfill_##sfx(int64_t n, char *const *p, const int64_t *s,     \
+                                   const mt_attrs *a) {                             \
+    const T v = MT_ATTR(T, FL, 0);                                                  \
+    char *o = p[0]; const char *xp = p[1], *mp = p[2];                              \
+    for (int64_t i = 0; i < n; i++) {                                               \
+      T x = *(const T *)(xp + i * s[1]);                                            \
+      *(T *)(o + i * s[0]) = mp[i * s[2]] ? v : x;                                  \
+    }                                                                               \
+    return MT_OK;                                                                   \
+  }                                                                                 \
+  REG(MT_MASKED_FILL, DT, mfill_##sfx)
+MFILL_LOOP(f32, float, MT_F32, 1)
+MFILL_LOOP(f64, double, MT_F64, 1)
+MFILL_LOOP(b, uint8_t, MT_BOOL, 0)
+MFILL_LOOP(u8, uint8_t, MT_U8, 0)
+MFILL_LOOP(i8, int8_t, MT_I8, 0)
+MFILL_LOOP(i16, int16_t, MT_I16, 0)
+MFILL_LOOP(i32, int32_t, MT_I32, 0)
+MFILL_LOOP(i64, int64_t, MT_I64, 0)
+
+int mt_pointwise(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,
+                 int64_t begin, int64_t end, mt_attrs attrs) {
+  if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES || !table[op][dtype])
+    return MT_ERR_UNSUPPORTED;
+  char *base[MT_MAX_OPS] = {p0, p1, p2, p3};
+  return mt_run_plan(table[op][dtype], plan, base, begin, end, &attrs);
+}
+
+int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, void *p3,
+                    int64_t s0, int64_t s1, int64_t s2, int64_t s3, mt_attrs attrs) {
+  if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES || !table[op][dtype])
+    return MT_ERR_UNSUPPORTED;
+  char *p[MT_MAX_OPS] = {p0, p1, p2, p3};
+  int64_t s[MT_MAX_OPS] = {s0, s1, s2, s3};
+  return table[op][dtype](n, p, s, &attrs);
+}

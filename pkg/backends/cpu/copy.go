@@ -1,0 +1,74 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+func init() {
+	kernel.Register(kernel.OpCopy, device.CPU, copyKernel)
+	kernel.Register(kernel.OpFill, device.CPU, fillKernel)
+}
+
+// copyKernel is copy_: In[0] broadcast into Out[0], converting the dtype.
+func copyKernel(c *kernel.Call) error {
+	o, in := &c.Out[0], &c.In[0]
+	return castInto(opnd(o), o.DType, opnd(in), in.DType, o.Shape)
+}
+
+// castInto writes src (of dtype sd, broadcast to shape) into dst (of dtype dd).
+func castInto(dst operand, dd dtype.DType, src operand, sd dtype.DType, shape []int) error {
+	it := getIter()
+	defer it.put()
+	ops := [2]operand{dst, src}
+	it.build(shape, ops[:])
+	return it.cast(dd, sd)
+}
+
+func (it *iter) cast(dd, sd dtype.DType) error {
+	p := &it.plan
+	if p.NDim <= 1 {
+		var s0, s1 int64
+		if p.NDim == 1 {
+			s0, s1 = p.Strides[0][0], p.Strides[1][0]
+		}
+		n := it.numel
+		if n < grain {
+			return cpukernels.Cast1D(int(dd), int(sd), n, it.ptrs[0], it.ptrs[1], s0, s1)
+		}
+		p0, p1 := it.ptrs[0], it.ptrs[1]
+		return parallel(n, func(b, e int) error {
+			return cpukernels.Cast1D(int(dd), int(sd), e-b, unsafe.Add(p0, int64(b)*s0), unsafe.Add(p1, int64(b)*s1), s0, s1)
+		})
+	}
+	if it.numel < grain {
+		return cpukernels.Cast(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], 0, it.numel)
+	}
+	return parallel(it.numel, func(b, e int) error {
+		return cpukernels.Cast(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], b, e)
+	})
+}
+
+// fillKernel is fill_: every element of Out[0] becomes Scalars[0].
+func fillKernel(c *kernel.Call) error {
+	o := &c.Out[0]
+	it := getIter()
+	defer it.put()
+	it.scratch[0] = c.Scalars[0].Bits(o.DType)
+	ops := [2]operand{opnd(o), {data: unsafe.Pointer(&it.scratch[0]), size: o.DType.ItemSize()}}
+	it.build(o.Shape, ops[:])
+	return it.cast(o.DType, o.DType)
+}
+
+// contiguousCopy returns the elements of o as a new contiguous operand of
+// dtype d (used to bring inputs to a kernel's compute dtype).
+func contiguousCopy(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
+	m := Allocate(kernel.Numel(o.Shape) * d.ItemSize())
+	t := kernel.Operand{DType: d, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, nil)}
+	t.Bind(m)
+	return t, castInto(opnd(&t), d, opnd(o), o.DType, o.Shape)
+}

@@ -1,0 +1,75 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+func init() {
+	kernel.Register(kernel.OpArange, device.CPU, arangeKernel)
+	kernel.Register(kernel.OpLinspace, device.CPU, linspaceKernel)
+}
+
+// arangeKernel writes start + i*step, computed in int64 for integer
+// dtypes and in double for floating ones (PyTorch's accumulate types).
+func arangeKernel(c *kernel.Call) error {
+	o := &c.Out[0]
+	n, size := c.Ints[0], o.DType.ItemSize()
+	base := o.Data()
+	start, step := c.Scalars[0], c.Scalars[1]
+	if o.DType.IsFloatingPoint() {
+		s, st := start.Float(), step.Float()
+		for i := range n {
+			storeFloat(unsafe.Add(base, i*size), o.DType, s+float64(i)*st)
+		}
+		return nil
+	}
+	s, st := start.Int(), step.Int()
+	for i := range n {
+		storeInt(unsafe.Add(base, i*size), o.DType, s+int64(i)*st)
+	}
+	return nil
+}
+
+// linspaceKernel writes steps evenly spaced values, the first half counted
+// from start and the second from end (so both ends are exact), as PyTorch.
+func linspaceKernel(c *kernel.Call) error {
+	o := &c.Out[0]
+	n, size := c.Ints[0], o.DType.ItemSize()
+	base := o.Data()
+	start, end := c.Scalars[0].Float(), c.Scalars[1].Float()
+	if n == 1 {
+		storeFloat(base, o.DType, start)
+		return nil
+	}
+	if o.DType == dtype.Float32 || o.DType == dtype.Float16 || o.DType == dtype.BFloat16 {
+		s, e := float32(start), float32(end)
+		step := (e - s) / float32(n-1)
+		half := n / 2
+		for i := range n {
+			var v float32
+			if i < half {
+				v = s + step*float32(i)
+			} else {
+				v = e - step*float32(n-i-1)
+			}
+			storeFloat(unsafe.Add(base, i*size), o.DType, float64(v))
+		}
+		return nil
+	}
+	step := (end - start) / float64(n-1)
+	half := n / 2
+	for i := range n {
+		var v float64
+		if i < half {
+			v = start + step*float64(i)
+		} else {
+			v = end - step*float64(n-i-1)
+		}
+		storeFloat(unsafe.Add(base, i*size), o.DType, v)
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+// Package cpu is the CPU backend: host memory, and the kernels of every op
+// for the cpu device. Pointwise ops, casts and copies run in the C engine of
+// csrc/cpu (through cgo/cpukernels) over an iteration plan built here;
+// large ops are split across goroutines, one C call per share.
+package cpu

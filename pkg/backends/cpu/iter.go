@@ -1,0 +1,195 @@
+package cpu
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// grain is the number of elements below which an op runs on the caller's
+// goroutine: splitting smaller work costs more than it saves.
+const grain = 1 << 15
+
+// iter is the iteration state of one op: the plan the C engine walks and
+// the base address of each operand. iters are pooled.
+type iter struct {
+	plan    cpukernels.Plan
+	ptrs    [cpukernels.MaxOps]unsafe.Pointer
+	numel   int
+	scratch *[cpukernels.MaxOps]uint64 // Go scalars as one-element operands (a pointer-free allocation C may read)
+	perm    [cpukernels.MaxDims]int
+}
+
+var iterPool = sync.Pool{New: func() any { return &iter{scratch: new([cpukernels.MaxOps]uint64)} }}
+
+func getIter() *iter { return iterPool.Get().(*iter) }
+
+func (it *iter) put() {
+	it.ptrs = [cpukernels.MaxOps]unsafe.Pointer{}
+	iterPool.Put(it)
+}
+
+// operand is one operand of a plan: data at the first element, element
+// strides (aligned to the right of the op's shape, as broadcasting aligns
+// them), and the element size.
+type operand struct {
+	data    unsafe.Pointer
+	shape   []int
+	strides []int
+	size    int
+}
+
+func opnd(o *kernel.Operand) operand {
+	return operand{data: o.Data(), shape: o.Shape, strides: o.Strides, size: o.DType.ItemSize()}
+}
+
+// build makes the plan for shape over ops (ops[0] is the output): byte
+// strides with broadcast dims at zero, dims ordered fastest first as the
+// output's (then the inputs') memory order, size-1 dims dropped, and
+// neighbouring dims merged where every operand allows.
+func (it *iter) build(shape []int, ops []operand) {
+	nd, nops := len(shape), len(ops)
+	p := &it.plan
+	p.NOps = int64(nops)
+	it.numel = kernel.Numel(shape)
+	for k := range ops {
+		it.ptrs[k] = ops[k].data
+	}
+	// Byte strides per dim, in the op's order (last dim fastest).
+	var st [cpukernels.MaxOps][cpukernels.MaxDims]int64
+	n := 0
+	for d := 0; d < nd; d++ {
+		if shape[d] == 1 {
+			continue
+		}
+		for k := range ops {
+			o := &ops[k]
+			od := d - (nd - len(o.shape))
+			if od >= 0 && o.shape[od] != 1 {
+				st[k][n] = int64(o.strides[od] * o.size)
+			} else {
+				st[k][n] = 0
+			}
+		}
+		it.perm[n] = d
+		n++
+	}
+	// Fastest first: reverse, then sort by strides as TensorIterator does.
+	order := it.perm[:n]
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		order[i], order[j] = order[j], order[i]
+	}
+	var pos [cpukernels.MaxDims]int
+	for i := range n {
+		pos[i] = n - 1 - i // column of st for the i-th fastest dim
+	}
+	if n > 1 && !contiguousAll(&st, nops, pos[:n], n) {
+		insertionOrder(&st, nops, pos[:n], shape, order)
+	}
+	// Fill the plan, merging dims where every operand allows.
+	nd2 := 0
+	for i := range n {
+		col := pos[i]
+		size := int64(shape[order[i]])
+		if nd2 > 0 {
+			prev := nd2 - 1
+			ok := true
+			for k := range nops {
+				if st[k][col] != p.Shape[prev]*p.Strides[k][prev] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				p.Shape[prev] *= size
+				continue
+			}
+		}
+		p.Shape[nd2] = size
+		for k := range nops {
+			p.Strides[k][nd2] = st[k][col]
+		}
+		nd2++
+	}
+	p.NDim = int64(nd2)
+}
+
+// contiguousAll reports whether the fastest-first order already has
+// ascending strides for every operand (the common case: nothing to sort).
+func contiguousAll(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, pos []int, n int) bool {
+	for k := range nops {
+		for i := 1; i < n; i++ {
+			a, b := st[k][pos[i-1]], st[k][pos[i]]
+			if a != 0 && b != 0 && a > b {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// insertionOrder sorts dims (given as columns pos, fastest first) so that
+// an operand's smaller strides come first, the output deciding before the
+// inputs, zero strides not deciding: TensorIterator's reorder_dimensions.
+func insertionOrder(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, pos []int, shape []int, order []int) {
+	less := func(c0, c1 int, d0, d1 int) int {
+		for k := range nops {
+			s0, s1 := st[k][c0], st[k][c1]
+			if s0 == 0 || s1 == 0 {
+				continue
+			}
+			if s0 < s1 {
+				return -1
+			}
+			if s0 > s1 {
+				return 1
+			}
+			if shape[d0] > shape[d1] {
+				return 1
+			}
+		}
+		return 0
+	}
+	for i := 1; i < len(pos); i++ {
+		for j := i; j > 0; j-- {
+			if less(pos[j], pos[j-1], order[j], order[j-1]) < 0 {
+				pos[j], pos[j-1] = pos[j-1], pos[j]
+				order[j], order[j-1] = order[j-1], order[j]
+			} else {
+				break
+			}
+		}
+	}
+}
+
+// parallel runs f over [0, n) split into one share per available core, or
+// on the caller's goroutine when n is below grain. It returns the first error.
+func parallel(n int, f func(begin, end int) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	if n < grain || workers == 1 {
+		return f(0, n)
+	}
+	workers = min(workers, n/(grain/2))
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	chunk := (n + workers - 1) / workers
+	for w := 1; w < workers; w++ {
+		b, e := w*chunk, min(n, (w+1)*chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = f(b, e)
+		}()
+	}
+	errs[0] = f(0, min(n, chunk))
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

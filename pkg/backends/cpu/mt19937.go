@@ -1,0 +1,121 @@
+package cpu
+
+import "sync"
+
+// DefaultSeed is the seed of PyTorch's default CPU generator.
+const DefaultSeed = 67280421310721
+
+// Generator is PyTorch's CPU random generator: a 32-bit Mersenne Twister
+// (mt19937) and the cached second samples of Box-Muller pairs. With the
+// same seed it draws the same numbers PyTorch's does. It implements
+// kernel.Random; random kernels hold its lock while they draw.
+type Generator struct {
+	mu      sync.Mutex
+	seed    uint64
+	state   [624]uint32
+	next    int
+	normalF float64
+	hasF    bool
+	normalD float64
+	hasD    bool
+}
+
+// NewGenerator returns a generator seeded with seed.
+func NewGenerator(seed uint64) *Generator {
+	g := &Generator{}
+	g.Seed(seed)
+	return g
+}
+
+// Seed restarts the sequence from seed (only its low 32 bits seed the
+// twister, as in PyTorch) and drops cached normal samples.
+func (g *Generator) Seed(seed uint64) {
+	g.seed = seed
+	g.state[0] = uint32(seed)
+	for j := 1; j < len(g.state); j++ {
+		p := g.state[j-1]
+		g.state[j] = 1812433253*(p^(p>>30)) + uint32(j)
+	}
+	g.next = len(g.state)
+	g.hasF, g.hasD = false, false
+}
+
+// InitialSeed is the seed last set.
+func (g *Generator) InitialSeed() uint64 { return g.seed }
+
+func (g *Generator) twist() {
+	const upper, lower, matrix = 0x80000000, 0x7fffffff, 0x9908b0df
+	s := &g.state
+	for i := range s {
+		y := s[i]&upper | s[(i+1)%624]&lower
+		v := s[(i+397)%624] ^ y>>1
+		if y&1 != 0 {
+			v ^= matrix
+		}
+		s[i] = v
+	}
+	g.next = 0
+}
+
+// Uint32 is the next 32 random bits.
+func (g *Generator) Uint32() uint32 {
+	if g.next >= len(g.state) {
+		g.twist()
+	}
+	y := g.state[g.next]
+	g.next++
+	y ^= y >> 11
+	y ^= y << 7 & 0x9d2c5680
+	y ^= y << 15 & 0xefc60000
+	y ^= y >> 18
+	return y
+}
+
+// Uint64 is two draws, the first one high, as PyTorch's random64.
+func (g *Generator) Uint64() uint64 {
+	hi := g.Uint32()
+	lo := g.Uint32()
+	return uint64(hi)<<32 | uint64(lo)
+}
+
+// NextNormal returns and clears the cached normal sample of the precision.
+func (g *Generator) NextNormal(double bool) (float64, bool) {
+	if double {
+		v, ok := g.normalD, g.hasD
+		g.hasD = false
+		return v, ok
+	}
+	v, ok := g.normalF, g.hasF
+	g.hasF = false
+	return v, ok
+}
+
+// SetNextNormal caches the second sample of a Box-Muller pair.
+func (g *Generator) SetNextNormal(double bool, v float64) {
+	if double {
+		g.normalD, g.hasD = v, true
+	} else {
+		g.normalF, g.hasF = v, true
+	}
+}
+
+// Lock serialises the use of the generator.
+func (g *Generator) Lock() { g.mu.Lock() }
+
+// Unlock ends a Lock.
+func (g *Generator) Unlock() { g.mu.Unlock() }
+
+// State returns a copy of the generator's state, for GetState/SetState.
+func (g *Generator) State() Generator {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return Generator{seed: g.seed, state: g.state, next: g.next, normalF: g.normalF, hasF: g.hasF, normalD: g.normalD, hasD: g.hasD}
+}
+
+// SetState restores a state taken by State.
+func (g *Generator) SetState(s *Generator) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seed, g.state, g.next = s.seed, s.state, s.next
+	g.normalF, g.hasF, g.normalD, g.hasD = s.normalF, s.hasF, s.normalD, s.hasD
+}

@@ -1,0 +1,246 @@
+package cpu
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/backends/meta"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// cOps maps ops to the C engine's op numbers (-1: not a pointwise op).
+var cOps = map[kernel.OpID]int{
+	kernel.OpAdd: cpukernels.OpAdd, kernel.OpSub: cpukernels.OpSub, kernel.OpMul: cpukernels.OpMul,
+	kernel.OpDiv: cpukernels.OpDiv, kernel.OpRemainder: cpukernels.OpRemainder, kernel.OpFmod: cpukernels.OpFmod,
+	kernel.OpPow: cpukernels.OpPow, kernel.OpMaximum: cpukernels.OpMaximum, kernel.OpMinimum: cpukernels.OpMinimum,
+	kernel.OpAtan2: cpukernels.OpAtan2, kernel.OpBitwiseAnd: cpukernels.OpBitand, kernel.OpBitwiseOr: cpukernels.OpBitor,
+	kernel.OpBitwiseXor: cpukernels.OpBitxor, kernel.OpLogicalAnd: cpukernels.OpLogand,
+	kernel.OpLogicalOr: cpukernels.OpLogor, kernel.OpLogicalXor: cpukernels.OpLogxor,
+	kernel.OpEq: cpukernels.OpEq, kernel.OpNe: cpukernels.OpNe, kernel.OpLt: cpukernels.OpLt,
+	kernel.OpLe: cpukernels.OpLe, kernel.OpGt: cpukernels.OpGt, kernel.OpGe: cpukernels.OpGe,
+	kernel.OpNeg: cpukernels.OpNeg, kernel.OpAbs: cpukernels.OpAbs, kernel.OpSign: cpukernels.OpSign,
+	kernel.OpExp: cpukernels.OpExp, kernel.OpExp2: cpukernels.OpExp2, kernel.OpExpm1: cpukernels.OpExpm1,
+	kernel.OpLog: cpukernels.OpLog, kernel.OpLog2: cpukernels.OpLog2, kernel.OpLog10: cpukernels.OpLog10,
+	kernel.OpLog1p: cpukernels.OpLog1p, kernel.OpSqrt: cpukernels.OpSqrt, kernel.OpRsqrt: cpukernels.OpRsqrt,
+	kernel.OpSquare: cpukernels.OpSquare, kernel.OpReciprocal: cpukernels.OpReciprocal,
+	kernel.OpSin: cpukernels.OpSin, kernel.OpCos: cpukernels.OpCos, kernel.OpTan: cpukernels.OpTan,
+	kernel.OpAsin: cpukernels.OpAsin, kernel.OpAcos: cpukernels.OpAcos, kernel.OpAtan: cpukernels.OpAtan,
+	kernel.OpSinh: cpukernels.OpSinh, kernel.OpCosh: cpukernels.OpCosh, kernel.OpTanh: cpukernels.OpTanh,
+	kernel.OpSigmoid: cpukernels.OpSigmoid, kernel.OpRelu: cpukernels.OpRelu, kernel.OpRelu6: cpukernels.OpRelu6,
+	kernel.OpLeakyRelu: cpukernels.OpLeakyRelu, kernel.OpElu: cpukernels.OpElu, kernel.OpGelu: cpukernels.OpGelu,
+	kernel.OpSilu: cpukernels.OpSilu, kernel.OpSoftplus: cpukernels.OpSoftplus, kernel.OpErf: cpukernels.OpErf,
+	kernel.OpFloor: cpukernels.OpFloor, kernel.OpCeil: cpukernels.OpCeil, kernel.OpRound: cpukernels.OpRound,
+	kernel.OpTrunc: cpukernels.OpTrunc, kernel.OpFrac: cpukernels.OpFrac, kernel.OpClamp: cpukernels.OpClamp,
+	kernel.OpIsNan: cpukernels.OpIsnan, kernel.OpIsInf: cpukernels.OpIsinf, kernel.OpIsFinite: cpukernels.OpIsfinite,
+	kernel.OpNanToNum: cpukernels.OpNanToNum, kernel.OpBitwiseNot: cpukernels.OpBitnot,
+	kernel.OpLogicalNot: cpukernels.OpLognot, kernel.OpWhere: cpukernels.OpWhere,
+	kernel.OpClampTensor: cpukernels.OpClampTensor, kernel.OpLerp: cpukernels.OpLerp,
+	kernel.OpMaskedFill: cpukernels.OpMaskedFill, kernel.OpThresholdBackward: cpukernels.OpThresholdBackward,
+}
+
+func init() {
+	for op := range cOps {
+		kernel.Register(op, device.CPU, pointwiseKernel)
+	}
+}
+
+// engineDType is the dtype the C engine computes a compute dtype in:
+// float16 and bfloat16 in float32, as PyTorch's CPU kernels do.
+func engineDType(d dtype.DType) dtype.DType {
+	if d == dtype.Float16 || d == dtype.BFloat16 {
+		return dtype.Float32
+	}
+	return d
+}
+
+// identityOnIntegers lists the rounding ops that return integers unchanged.
+func identityOnIntegers(op kernel.OpID) bool {
+	switch op {
+	case kernel.OpFloor, kernel.OpCeil, kernel.OpRound, kernel.OpTrunc, kernel.OpNanToNum:
+		return true
+	}
+	return false
+}
+
+// pointwiseKernel runs any pointwise op: inputs are brought to the engine's
+// compute dtype (a copy only when they differ), Go scalars become
+// one-element operands, and the result goes straight into the output when
+// its dtype is the engine's, else through a temporary and a cast.
+func pointwiseKernel(c *kernel.Call) error {
+	o := &c.Out[0]
+	compute := c.ComputeDType
+	if !compute.IsFloatingPoint() && identityOnIntegers(c.Op) {
+		return castInto(opnd(o), o.DType, opnd(&c.In[0]), c.In[0].DType, o.Shape)
+	}
+	eng := engineDType(compute)
+	cop := cOps[c.Op]
+	switch {
+	case c.Op == kernel.OpDiv && c.Mode == kernel.RoundTrunc:
+		cop = cpukernels.OpDivTrunc
+	case c.Op == kernel.OpDiv && c.Mode == kernel.RoundFloor:
+		cop = cpukernels.OpDivFloor
+	case c.Op == kernel.OpGelu && c.Mode == kernel.GeluTanh:
+		cop = cpukernels.OpGeluTanh
+	}
+
+	it := getIter()
+	defer it.put()
+	var ops [cpukernels.MaxOps]operand
+	nops := 1
+	_, first := meta.PointwiseOperands(c)
+	for i := range c.In {
+		in := &c.In[i]
+		if i < first || (c.Op == kernel.OpMaskedFill && i == 1) {
+			ops[nops] = opnd(in) // bool condition or mask, read as bytes
+		} else if in.DType != eng {
+			t, err := contiguousCopy(in, eng)
+			if err != nil {
+				return err
+			}
+			ops[nops] = opnd(&t)
+		} else {
+			ops[nops] = opnd(in)
+		}
+		nops++
+	}
+	var attrs cpukernels.Attrs
+	scalarAt := -1
+	switch c.Op {
+	case kernel.OpAdd, kernel.OpSub:
+		if len(c.In) == 1 {
+			scalarAt = 0
+		}
+		setAttr(&attrs, 0, c.Scalars[1])
+	case kernel.OpLerp:
+		if len(c.In) == 2 {
+			scalarAt = 0
+		}
+	case kernel.OpLeakyRelu, kernel.OpElu, kernel.OpMaskedFill, kernel.OpThresholdBackward:
+		setAttr(&attrs, 0, c.Scalars[0])
+	case kernel.OpSoftplus:
+		setAttr(&attrs, 0, c.Scalars[0])
+		setAttr(&attrs, 1, c.Scalars[1])
+	case kernel.OpNanToNum:
+		for k := range 3 {
+			setAttr(&attrs, k, c.Scalars[k])
+		}
+	case kernel.OpClamp:
+		clampAttrs(&attrs, c, eng)
+	default:
+		if _, ok := binaryScalarForm[c.Op]; ok && len(c.In) == 1 {
+			scalarAt = 0
+		}
+	}
+	if scalarAt >= 0 {
+		it.scratch[0] = c.Scalars[scalarAt].Bits(eng)
+		ops[nops] = operand{data: unsafe.Pointer(&it.scratch[0]), size: eng.ItemSize()}
+		nops++
+	}
+
+	outDT := eng
+	if o.DType == dtype.Bool && (cop >= cpukernels.OpLogand && cop <= cpukernels.OpGe ||
+		cop >= cpukernels.OpIsnan && cop <= cpukernels.OpLognot) {
+		outDT = dtype.Bool
+	}
+	direct := o.DType == outDT
+	var tmp kernel.Operand
+	if direct {
+		ops[0] = opnd(o)
+	} else {
+		tmp = kernel.Operand{DType: outDT, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, nil)}
+		tmp.Bind(Allocate(kernel.Numel(o.Shape) * outDT.ItemSize()))
+		ops[0] = opnd(&tmp)
+	}
+	it.build(o.Shape, ops[:nops])
+	if err := it.pointwise(cop, eng, &attrs); err != nil {
+		if err == cpukernels.ErrZeroDiv {
+			return kernel.Errorf(kernel.ErrArgument, "ZeroDivisionError")
+		}
+		return kernel.Errorf(kernel.ErrNotImplemented, "\"%s\" not implemented for '%s'", c.Op, kernel.PyName(compute))
+	}
+	if !direct {
+		return castInto(opnd(o), o.DType, opnd(&tmp), outDT, o.Shape)
+	}
+	return nil
+}
+
+var binaryScalarForm = map[kernel.OpID]bool{
+	kernel.OpMul: true, kernel.OpDiv: true, kernel.OpRemainder: true, kernel.OpFmod: true, kernel.OpPow: true,
+	kernel.OpMaximum: true, kernel.OpMinimum: true, kernel.OpAtan2: true, kernel.OpBitwiseAnd: true,
+	kernel.OpBitwiseOr: true, kernel.OpBitwiseXor: true, kernel.OpLogicalAnd: true, kernel.OpLogicalOr: true,
+	kernel.OpLogicalXor: true, kernel.OpEq: true, kernel.OpNe: true, kernel.OpLt: true, kernel.OpLe: true,
+	kernel.OpGt: true, kernel.OpGe: true,
+}
+
+func setAttr(a *cpukernels.Attrs, k int, s kernel.Scalar) {
+	a.F[k] = s.Float()
+	a.I[k] = s.Int()
+}
+
+// clampAttrs sets the bounds of clamp; a missing bound is the dtype's extreme.
+func clampAttrs(a *cpukernels.Attrs, c *kernel.Call, d dtype.DType) {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	switch d {
+	case dtype.Uint8:
+		lo, hi = 0, math.MaxUint8
+	case dtype.Int8:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case dtype.Int16:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case dtype.Int32:
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	a.F[0], a.I[0] = math.Inf(-1), lo
+	a.F[1], a.I[1] = math.Inf(1), hi
+	if c.Mode&kernel.ClampMin != 0 {
+		a.F[0], a.I[0] = c.Scalars[0].Float(), int64(c.Scalars[0].Bits(d))
+		if d.IsSigned() && !d.IsFloatingPoint() {
+			a.I[0] = signExtend(a.I[0], d.ItemSize())
+		}
+	}
+	if c.Mode&kernel.ClampMax != 0 {
+		a.F[1], a.I[1] = c.Scalars[1].Float(), int64(c.Scalars[1].Bits(d))
+		if d.IsSigned() && !d.IsFloatingPoint() {
+			a.I[1] = signExtend(a.I[1], d.ItemSize())
+		}
+	}
+}
+
+func signExtend(v int64, size int) int64 {
+	shift := 64 - 8*size
+	return v << shift >> shift
+}
+
+// pointwise runs the plan through the engine, split across cores when large.
+func (it *iter) pointwise(op int, d dtype.DType, a *cpukernels.Attrs) error {
+	p := &it.plan
+	n := it.numel
+	if p.NDim <= 1 {
+		var s [cpukernels.MaxOps]int64
+		if p.NDim == 1 {
+			for k := range int(p.NOps) {
+				s[k] = p.Strides[k][0]
+			}
+		}
+		if n < grain {
+			return cpukernels.Pointwise1D(op, int(d), n, &it.ptrs, &s, a)
+		}
+		base, nops := it.ptrs, int(p.NOps)
+		return parallel(n, func(b, e int) error {
+			var q [cpukernels.MaxOps]unsafe.Pointer
+			for k := range nops {
+				q[k] = unsafe.Add(base[k], int64(b)*s[k])
+			}
+			return cpukernels.Pointwise1D(op, int(d), e-b, &q, &s, a)
+		})
+	}
+	if n < grain {
+		return cpukernels.Pointwise(op, int(d), p, &it.ptrs, 0, n, a)
+	}
+	return parallel(n, func(b, e int) error {
+		return cpukernels.Pointwise(op, int(d), p, &it.ptrs, b, e, a)
+	})
+}

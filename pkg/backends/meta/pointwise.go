@@ -1,0 +1,235 @@
+package meta
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// How a pointwise op chooses its dtypes.
+type pwRule uint8
+
+const (
+	ruleSame      pwRule = iota // compute and output in the promoted dtype
+	ruleToFloat                 // integers and bool compute in the default float dtype
+	ruleFloatOnly               // floating inputs only
+	ruleIntOnly                 // integers and bool only (bitwise ops)
+	ruleToBool                  // compute in the promoted dtype, bool output
+)
+
+type pwInfo struct {
+	rule   pwRule
+	noBool bool   // bool inputs are refused
+	boolAs string // the message for refused bool inputs, when PyTorch has a special one
+}
+
+var pointwise = map[kernel.OpID]pwInfo{
+	kernel.OpAdd: {rule: ruleSame},
+	kernel.OpSub: {rule: ruleSame, noBool: true, boolAs: "Subtraction, the `-` operator, with two bool tensors is not supported. " +
+		"If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."},
+	kernel.OpMul:        {rule: ruleSame},
+	kernel.OpDiv:        {rule: ruleToFloat}, // rounding modes keep the dtype: see divRule
+	kernel.OpRemainder:  {rule: ruleSame, noBool: true},
+	kernel.OpFmod:       {rule: ruleSame, noBool: true},
+	kernel.OpPow:        {rule: ruleSame, noBool: true},
+	kernel.OpMaximum:    {rule: ruleSame},
+	kernel.OpMinimum:    {rule: ruleSame},
+	kernel.OpAtan2:      {rule: ruleToFloat},
+	kernel.OpBitwiseAnd: {rule: ruleIntOnly},
+	kernel.OpBitwiseOr:  {rule: ruleIntOnly},
+	kernel.OpBitwiseXor: {rule: ruleIntOnly},
+	kernel.OpLogicalAnd: {rule: ruleToBool},
+	kernel.OpLogicalOr:  {rule: ruleToBool},
+	kernel.OpLogicalXor: {rule: ruleToBool},
+	kernel.OpEq:         {rule: ruleToBool},
+	kernel.OpNe:         {rule: ruleToBool},
+	kernel.OpLt:         {rule: ruleToBool},
+	kernel.OpLe:         {rule: ruleToBool},
+	kernel.OpGt:         {rule: ruleToBool},
+	kernel.OpGe:         {rule: ruleToBool},
+
+	kernel.OpNeg: {rule: ruleSame, noBool: true, boolAs: "Negation, the `-` operator, on a bool tensor is not supported. " +
+		"If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."},
+	kernel.OpAbs:        {rule: ruleSame, noBool: true},
+	kernel.OpSign:       {rule: ruleSame},
+	kernel.OpExp:        {rule: ruleToFloat},
+	kernel.OpExp2:       {rule: ruleToFloat},
+	kernel.OpExpm1:      {rule: ruleToFloat},
+	kernel.OpLog:        {rule: ruleToFloat},
+	kernel.OpLog2:       {rule: ruleToFloat},
+	kernel.OpLog10:      {rule: ruleToFloat},
+	kernel.OpLog1p:      {rule: ruleToFloat},
+	kernel.OpSqrt:       {rule: ruleToFloat},
+	kernel.OpRsqrt:      {rule: ruleToFloat},
+	kernel.OpSquare:     {rule: ruleSame},
+	kernel.OpReciprocal: {rule: ruleToFloat},
+	kernel.OpSin:        {rule: ruleToFloat},
+	kernel.OpCos:        {rule: ruleToFloat},
+	kernel.OpTan:        {rule: ruleToFloat},
+	kernel.OpAsin:       {rule: ruleToFloat},
+	kernel.OpAcos:       {rule: ruleToFloat},
+	kernel.OpAtan:       {rule: ruleToFloat},
+	kernel.OpSinh:       {rule: ruleToFloat},
+	kernel.OpCosh:       {rule: ruleToFloat},
+	kernel.OpTanh:       {rule: ruleToFloat},
+	kernel.OpSigmoid:    {rule: ruleToFloat},
+	kernel.OpErf:        {rule: ruleToFloat},
+	kernel.OpRelu:       {rule: ruleSame, noBool: true},
+	kernel.OpRelu6:      {rule: ruleSame, noBool: true},
+	kernel.OpLeakyRelu:  {rule: ruleFloatOnly},
+	kernel.OpElu:        {rule: ruleFloatOnly},
+	kernel.OpGelu:       {rule: ruleFloatOnly},
+	kernel.OpSilu:       {rule: ruleFloatOnly},
+	kernel.OpSoftplus:   {rule: ruleFloatOnly},
+	kernel.OpFloor:      {rule: ruleSame, noBool: true},
+	kernel.OpCeil:       {rule: ruleSame, noBool: true},
+	kernel.OpRound:      {rule: ruleSame, noBool: true},
+	kernel.OpTrunc:      {rule: ruleSame, noBool: true},
+	kernel.OpFrac:       {rule: ruleFloatOnly},
+	kernel.OpClamp:      {rule: ruleSame, noBool: true},
+	kernel.OpIsNan:      {rule: ruleToBool},
+	kernel.OpIsInf:      {rule: ruleToBool},
+	kernel.OpIsFinite:   {rule: ruleToBool},
+	kernel.OpNanToNum:   {rule: ruleSame},
+	kernel.OpBitwiseNot: {rule: ruleIntOnly},
+	kernel.OpLogicalNot: {rule: ruleToBool},
+
+	kernel.OpWhere:             {rule: ruleSame},
+	kernel.OpClampTensor:       {rule: ruleSame, noBool: true},
+	kernel.OpLerp:              {rule: ruleFloatOnly},
+	kernel.OpMaskedFill:        {rule: ruleSame},
+	kernel.OpThresholdBackward: {rule: ruleSame, noBool: true},
+}
+
+func init() {
+	for op := range pointwise {
+		kernel.RegisterMeta(op, Pointwise)
+	}
+}
+
+// PointwiseOperands returns the inputs of a pointwise call that take part
+// in type promotion and broadcasting (the condition of where and the mask
+// of masked_fill are bool and only broadcast).
+func PointwiseOperands(c *kernel.Call) (promoted []kernel.Operand, first int) {
+	switch c.Op {
+	case kernel.OpWhere:
+		return c.In[1:], 1
+	case kernel.OpMaskedFill:
+		return c.In[:1], 0
+	}
+	return c.In, 0
+}
+
+// Pointwise is the meta function of every pointwise op: broadcast the
+// inputs, promote their dtypes (Go scalars and 0-dim tensors count less, as
+// in PyTorch), choose the compute and output dtypes by the op's rule, and
+// lay the output out as TensorIterator does.
+func Pointwise(c *kernel.Call) error {
+	info := pointwise[c.Op]
+	promoted, _ := PointwiseOperands(c)
+
+	var rt dtype.ResultType
+	for i := range promoted {
+		p := dtype.Dimensioned
+		if len(promoted[i].Shape) == 0 {
+			p = dtype.ZeroDim
+		}
+		rt.Add(promoted[i].DType, p)
+	}
+	if scalarOperand(c) {
+		rt.Add(c.Scalars[0].DType(), dtype.Scalar)
+	}
+	if c.Op == kernel.OpMaskedFill && c.In[1].DType != dtype.Bool {
+		return kernel.Errorf(kernel.ErrDType, "masked_fill_ only supports boolean masks, but got mask with dtype %s", c.In[1].DType.Name())
+	}
+	if c.Op == kernel.OpWhere && c.In[0].DType != dtype.Bool && c.In[0].DType != dtype.Uint8 {
+		return kernel.Errorf(kernel.ErrDType, "where expected condition to be a boolean tensor, but got a tensor with dtype %s", c.In[0].DType.Name())
+	}
+	compute := rt.Result()
+	out := compute
+	rule := info.rule
+	if c.Op == kernel.OpDiv && c.Mode != kernel.RoundNone {
+		rule = ruleSame
+	}
+	switch rule {
+	case ruleToFloat:
+		if !compute.IsFloatingPoint() {
+			compute = dtype.Default()
+		}
+		out = compute
+	case ruleFloatOnly:
+		if !compute.IsFloatingPoint() {
+			return unsupported(c, compute)
+		}
+	case ruleIntOnly:
+		if compute.IsFloatingPoint() {
+			return unsupported(c, compute)
+		}
+	case ruleToBool:
+		out = dtype.Bool
+	}
+	if info.noBool && compute == dtype.Bool {
+		if c.Op == kernel.OpSquare {
+			compute, out = dtype.Int64, dtype.Int64
+		} else if info.boolAs != "" {
+			return kernel.Errorf(kernel.ErrDType, "%s", info.boolAs)
+		} else {
+			return unsupported(c, compute)
+		}
+	}
+	if c.Op == kernel.OpSquare && compute == dtype.Bool {
+		compute, out = dtype.Int64, dtype.Int64
+	}
+	c.ComputeDType = compute
+
+	// Broadcast every input, the condition and the mask included.
+	var inline [4][]int
+	shapes := inline[:0]
+	for i := range c.In {
+		shapes = append(shapes, c.In[i].Shape)
+	}
+	n := 0
+	for _, s := range shapes {
+		n = max(n, len(s))
+	}
+	shape := c.NewInts(n)
+	if err := kernel.BroadcastInto(shape, shapes...); err != nil {
+		return err
+	}
+	return setOutput(c, out, shape)
+}
+
+// setOutput lays out output 0 for a broadcast shape, or checks the one the
+// caller gave (in-place and out= calls) against it.
+func setOutput(c *kernel.Call, out dtype.DType, shape []int) error {
+	o := &c.Out[0]
+	if c.OutGiven {
+		if !kernel.EqualShapes(o.Shape, shape) {
+			return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the broadcast shape %s",
+				kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
+		}
+		if !dtype.CanCast(out, o.DType) {
+			return kernel.Errorf(kernel.ErrDType, "result type %s can't be cast to the desired output type %s",
+				kernel.PyName(out), kernel.PyName(o.DType))
+		}
+		return nil
+	}
+	o.DType = out
+	o.Shape = shape
+	o.Strides = kernel.ElementwiseStrides(shape, c.In, c.NewInts(len(shape)))
+	return nil
+}
+
+func scalarOperand(c *kernel.Call) bool {
+	switch c.Op {
+	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv, kernel.OpRemainder, kernel.OpFmod,
+		kernel.OpPow, kernel.OpMaximum, kernel.OpMinimum, kernel.OpAtan2, kernel.OpBitwiseAnd,
+		kernel.OpBitwiseOr, kernel.OpBitwiseXor, kernel.OpLogicalAnd, kernel.OpLogicalOr,
+		kernel.OpLogicalXor, kernel.OpEq, kernel.OpNe, kernel.OpLt, kernel.OpLe, kernel.OpGt, kernel.OpGe:
+		return len(c.In) == 1
+	}
+	return false
+}
+
+func unsupported(c *kernel.Call, d dtype.DType) error {
+	return kernel.Errorf(kernel.ErrDType, "\"%s\" not implemented for '%s'", c.Op, kernel.PyName(d))
+}

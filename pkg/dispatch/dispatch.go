@@ -1,0 +1,106 @@
+// Package dispatch runs an op on a device: the op's meta function (output
+// dtypes, shapes, strides, or an error), the allocation of its outputs on
+// the device, and the device's kernel. It imports every backend, so that
+// their kernels are registered.
+//
+// A call costs no reflection, no map lookup and no string building: the
+// registry is an array indexed by op and device type, and the errors are
+// decorated only when something failed.
+package dispatch
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+
+	// The backends register their kernels in init.
+	_ "github.com/mindtorch/mindtorch/pkg/backends/cpu"
+	_ "github.com/mindtorch/mindtorch/pkg/backends/meta"
+)
+
+var calls = sync.Pool{New: func() any { return new(kernel.Call) }}
+
+// NewCall returns a reset call from a pool; give it back with Free.
+func NewCall(op kernel.OpID, dev device.Device, nIn, nOut int) *kernel.Call {
+	c := calls.Get().(*kernel.Call)
+	c.Reset(op, dev, nIn, nOut)
+	return c
+}
+
+// Free returns a call to the pool. The caller must not keep its slices.
+func Free(c *kernel.Call) {
+	c.Reset(kernel.OpInvalid, device.CPUDevice, 0, 0)
+	calls.Put(c)
+}
+
+// Run runs c on c.Device. Outputs the caller did not give are allocated
+// (contiguous storage covering their strides) and bound; on the meta
+// device nothing else happens. Errors name the op, its inputs and devices.
+func Run(c *kernel.Call) error {
+	meta := kernel.Meta(c.Op)
+	if meta == nil {
+		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented, "the op has no meta function"))
+	}
+	if err := meta(c); err != nil {
+		return decorate(c, err)
+	}
+	run := kernel.Lookup(c.Op, c.Device.Type)
+	if run == nil && c.Device.Type != device.Meta {
+		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
+			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
+	}
+	if !c.OutGiven {
+		for i := range c.Out {
+			o := &c.Out[i]
+			n := kernel.StorageExtent(o.Shape, o.Strides, 0) * o.DType.ItemSize()
+			m, err := kernel.Allocate(c.Device, n)
+			if err != nil {
+				return decorate(c, err)
+			}
+			o.Bind(m)
+		}
+	}
+	if c.Device.Type == device.Meta {
+		return nil
+	}
+	if err := run(c); err != nil {
+		return decorate(c, err)
+	}
+	return nil
+}
+
+// decorate fills in the op and its inputs in err.
+func decorate(c *kernel.Call, err error) error {
+	oe := kernel.AsOpError(err)
+	if oe.Op == "" {
+		oe.Op = c.Op.String()
+	}
+	if oe.Shapes == nil {
+		for i := range c.In {
+			in := &c.In[i]
+			oe.Shapes = append(oe.Shapes, slices.Clone(in.Shape))
+			oe.DTypes = append(oe.DTypes, in.DType)
+			oe.Devices = append(oe.Devices, in.Device())
+		}
+	}
+	return oe
+}
+
+// OpDevices is one row of the registry: an op and the devices that run it.
+type OpDevices struct {
+	Op      string
+	Devices []device.Type
+}
+
+// RegisteredOps lists every op with the device types that can run it.
+func RegisteredOps() []OpDevices {
+	var out []OpDevices
+	for op := kernel.OpID(1); op < kernel.NumOps; op++ {
+		if ds := kernel.Devices(op); len(ds) > 0 {
+			out = append(out, OpDevices{Op: op.String(), Devices: ds})
+		}
+	}
+	return out
+}

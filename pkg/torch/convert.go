@@ -1,0 +1,305 @@
+package torch
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// Copy_ copies src into t (broadcasting src, converting its dtype, across
+// devices) and returns t.
+func (t *Tensor) Copy_(src *Tensor) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if src.err != nil {
+		return src
+	}
+	if err := t.checkWritable("copy_"); err != nil {
+		return failed(err)
+	}
+	if src.IsMeta() && !t.IsMeta() {
+		return failed(src.opError("copy_", ErrDevice, "Cannot copy out of meta tensor; no data!"))
+	}
+	dev := t.Device()
+	if t.IsMeta() {
+		dev = device.MetaDevice
+	}
+	c := dispatch.NewCall(kernel.OpCopy, dev, 1, 1)
+	c.In[0] = src.operand()
+	return runInPlace(c, t)
+}
+
+// emptyLayout makes an uninitialised tensor shaped like t with dtype dt on
+// dev: t's strides when t is dense (PyTorch's preserve_format), else contiguous.
+func (t *Tensor) emptyLayout(dt DType, dev Device) *Tensor {
+	m, err := kernel.Allocate(dev, t.Numel()*dt.ItemSize())
+	if err != nil {
+		return t.fail("empty_like", err)
+	}
+	out := newTensor(newStorage(m), dt, t.shape, t.strides, 0)
+	if !kernel.IsNonOverlappingAndDense(t.shape, t.strides) {
+		kernel.ContiguousStrides(out.shape, out.strides)
+	} else if off := minOffset(t.shape, t.strides); off != 0 {
+		kernel.ContiguousStrides(out.shape, out.strides)
+	}
+	return out
+}
+
+func minOffset(shape, strides []int) int {
+	o := 0
+	for i, s := range strides {
+		if s < 0 {
+			o += (shape[i] - 1) * s
+		}
+	}
+	return o
+}
+
+// Clone returns a copy of t with its own storage (laid out as t when t is
+// dense, else contiguous).
+func (t *Tensor) Clone() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	out := t.emptyLayout(t.dtype, t.Device())
+	if out.err != nil {
+		return out
+	}
+	out.requiresGrad = false
+	return out.Copy_(t)
+}
+
+// Contiguous returns t when it is contiguous, else a contiguous copy.
+func (t *Tensor) Contiguous() *Tensor {
+	if t.err != nil || t.IsContiguous() {
+		return t
+	}
+	m, err := kernel.Allocate(t.Device(), t.Numel()*t.dtype.ItemSize())
+	if err != nil {
+		return t.fail("contiguous", err)
+	}
+	out := newTensor(newStorage(m), t.dtype, t.shape, t.strides, 0)
+	kernel.ContiguousStrides(out.shape, out.strides)
+	return out.Copy_(t)
+}
+
+// ToDType returns t converted to dtype d (t itself when it already is),
+// with PyTorch's casting rules: float to integer truncates, NaN and
+// out-of-range values give what PyTorch gives on x86, anything to bool is
+// "not zero", float16 and bfloat16 round to nearest even.
+func (t *Tensor) ToDType(d DType) *Tensor {
+	if t.err != nil || t.dtype == d {
+		return t
+	}
+	if !d.Valid() {
+		return t.fail("to", kernel.Errorf(ErrDType, "invalid dtype %d", d))
+	}
+	out := t.emptyLayout(d, t.Device())
+	if out.err != nil {
+		return out
+	}
+	return out.Copy_(t)
+}
+
+// To returns t on the device given by name ("cpu", "meta", "npu:0"); t itself
+// when it is there. Copying out of the meta device is an error (it has no data).
+func (t *Tensor) To(name string) (*Tensor, error) {
+	d, err := device.Parse(name)
+	if err != nil {
+		return nil, err
+	}
+	return t.ToDevice(d)
+}
+
+// ToDevice returns t on device d (t itself when it is there).
+func (t *Tensor) ToDevice(d Device) (*Tensor, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if t.Device() == d {
+		return t, nil
+	}
+	if t.IsMeta() {
+		return nil, t.opError("to", ErrDevice, "Cannot copy out of meta tensor; no data!")
+	}
+	out := t.emptyLayout(t.dtype, d)
+	if out.err != nil {
+		return nil, out.err
+	}
+	out = out.Copy_(t)
+	if out.err != nil {
+		return nil, out.err
+	}
+	out.requiresGrad = t.requiresGrad
+	return out, nil
+}
+
+// Element is a Go type a tensor's elements can be read into or made from.
+type Element interface {
+	~bool | ~uint8 | ~int8 | ~int16 | ~int32 | ~int64 | ~int | ~float32 | ~float64 | dtype.F16 | dtype.BF16
+}
+
+// dtypeOfElement is the dtype of Go type T: int is int64, as in PyTorch.
+func dtypeOfElement[T Element]() DType {
+	var z T
+	switch any(z).(type) {
+	case bool:
+		return Bool
+	case uint8:
+		return Uint8
+	case int8:
+		return Int8
+	case int16:
+		return Int16
+	case int32:
+		return Int32
+	case int64, int:
+		return Int64
+	case dtype.F16:
+		return Float16
+	case dtype.BF16:
+		return BFloat16
+	case float32:
+		return Float32
+	case float64:
+		return Float64
+	}
+	switch unsafe.Sizeof(z) {
+	case 1:
+		return Uint8
+	case 2:
+		return Int16
+	case 4:
+		return Int32
+	}
+	return Int64
+}
+
+// ToSlice returns t's elements in row-major order as a []T, converting them
+// to T's dtype as a cast does (int reads as int64).
+func ToSlice[T Element](t *Tensor) ([]T, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if t.IsMeta() {
+		return nil, t.opError("tolist", ErrDevice, "Cannot copy out of meta tensor; no data!")
+	}
+	dt := dtypeOfElement[T]()
+	out := make([]T, t.Numel())
+	if len(out) == 0 {
+		return out, nil
+	}
+	c := t
+	if t.Device().Type != device.CPU {
+		var err error
+		if c, err = t.ToDevice(device.CPUDevice); err != nil {
+			return nil, err
+		}
+	}
+	// Copy into the slice's memory through a CPU tensor over it.
+	var z T
+	if unsafe.Sizeof(z) != uintptr(dt.ItemSize()) { // int on a 32-bit host
+		return nil, t.opError("tolist", ErrDType, "unsupported element type %T", z)
+	}
+	dst := wrapHost(unsafe.Pointer(unsafe.SliceData(out)), len(out)*dt.ItemSize(), dt, t.shape)
+	if r := dst.Copy_(c); r.err != nil {
+		return nil, r.err
+	}
+	return out, nil
+}
+
+// Item returns the value of a one-element tensor as a float64.
+func (t *Tensor) Item() (float64, error) {
+	v, err := t.item(Float64)
+	return math.Float64frombits(v), err
+}
+
+// ItemInt returns the value of a one-element tensor as an int64.
+func (t *Tensor) ItemInt() (int64, error) {
+	v, err := t.item(Int64)
+	return int64(v), err
+}
+
+// ItemBool returns the value of a one-element tensor as a bool.
+func (t *Tensor) ItemBool() (bool, error) {
+	v, err := t.item(Bool)
+	return v&0xff != 0, err
+}
+
+func (t *Tensor) item(d DType) (uint64, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	if t.Numel() != 1 {
+		return 0, t.opError("item", ErrShape, "a Tensor with %d elements cannot be converted to Scalar", t.Numel())
+	}
+	if t.IsMeta() {
+		return 0, t.opError("item", ErrDevice, "Tensor.item() cannot be called on meta tensors")
+	}
+	var v uint64
+	dst := wrapHost(unsafe.Pointer(&v), 8, d, nil)
+	if r := dst.Copy_(t.Reshape()); r.err != nil {
+		return 0, r.err
+	}
+	return v, nil
+}
+
+// Equal reports whether a and b have the same shape and the same elements
+// (torch.equal). A failed tensor is never equal.
+func Equal(a, b *Tensor) bool {
+	if a.err != nil || b.err != nil || !kernel.EqualShapes(a.shape, b.shape) {
+		return false
+	}
+	if !a.dtype.IsFloatingPoint() && !b.dtype.IsFloatingPoint() {
+		x, err1 := ToSlice[int64](a)
+		y, err2 := ToSlice[int64](b)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return AllClose(a, b, 0, 0, false)
+}
+
+// AllClose reports whether |a - b| <= atol + rtol*|b| elementwise, with a
+// and b broadcast together; NaNs are equal only when equalNaN.
+func AllClose(a, b *Tensor, rtol, atol float64, equalNaN bool) bool {
+	if a.err != nil || b.err != nil {
+		return false
+	}
+	shape, err := kernel.BroadcastShapes(a.shape, b.shape)
+	if err != nil {
+		return false
+	}
+	x, err1 := ToSlice[float64](a.Expand(shape...))
+	y, err2 := ToSlice[float64](b.Expand(shape...))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	for i := range x {
+		u, v := x[i], y[i]
+		if math.IsNaN(u) || math.IsNaN(v) {
+			if !(equalNaN && math.IsNaN(u) && math.IsNaN(v)) {
+				return false
+			}
+			continue
+		}
+		if u == v {
+			continue
+		}
+		if math.IsInf(u, 0) || math.IsInf(v, 0) || math.Abs(u-v) > atol+rtol*math.Abs(v) {
+			return false
+		}
+	}
+	return true
+}

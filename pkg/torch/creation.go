@@ -1,0 +1,229 @@
+package torch
+
+import (
+	"math"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// emptyOpts makes an uninitialised tensor of shape and dtype on o's device.
+func emptyOpts(shape []int, dt DType, o *options) *Tensor {
+	if o.err != nil {
+		return failed(o.err)
+	}
+	if err := kernel.CheckShape(shape); err != nil {
+		e := kernel.AsOpError(err)
+		e.Op = "empty"
+		return failed(e)
+	}
+	if !dt.Valid() {
+		return failed(kernel.Errorf(kernel.ErrDType, "invalid dtype %d", dt))
+	}
+	n := kernel.Numel(shape)
+	m, err := kernel.Allocate(o.dev, n*dt.ItemSize())
+	if err != nil {
+		e := kernel.AsOpError(err)
+		e.Op = "empty"
+		return failed(e)
+	}
+	t := newTensor(newStorage(m), dt, shape, nil, 0)
+	kernel.ContiguousStrides(t.shape, t.strides)
+	return t
+}
+
+// finishCreation applies requires_grad to a new tensor.
+func finishCreation(t *Tensor, o *options) *Tensor {
+	if o.requiresGrad && t.err == nil {
+		return t.RequiresGrad_(true)
+	}
+	return t
+}
+
+// Empty returns a tensor of the given shape whose values are unspecified
+// (zeros on the CPU).
+func Empty(shape []int, opts ...Option) *Tensor {
+	o := collect(opts)
+	return finishCreation(emptyOpts(shape, o.floatDType(), &o), &o)
+}
+
+// Zeros returns a tensor filled with 0.
+func Zeros(shape []int, opts ...Option) *Tensor {
+	o := collect(opts)
+	t := emptyOpts(shape, o.floatDType(), &o)
+	if t.err == nil && o.dev.Type != device.CPU { // CPU memory comes zeroed
+		t = t.Fill_(0)
+	}
+	return finishCreation(t, &o)
+}
+
+// Ones returns a tensor filled with 1.
+func Ones(shape []int, opts ...Option) *Tensor {
+	o := collect(opts)
+	return finishCreation(emptyOpts(shape, o.floatDType(), &o).Fill_(1), &o)
+}
+
+// Full returns a tensor filled with value; its dtype is that of the value
+// (bool, int64, or the default float) unless one is given.
+func Full(shape []int, value any, opts ...Option) *Tensor {
+	o := collect(opts)
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return failed(err)
+	}
+	dt := s.DType()
+	if s.IsFloat() {
+		dt = o.floatDType()
+	}
+	return finishCreation(emptyOpts(shape, o.dtypeOr(dt), &o).Fill_(value), &o)
+}
+
+// EmptyLike, ZerosLike, OnesLike, FullLike, RandLike and RandnLike make a
+// tensor of t's shape, dtype and device (options override them).
+func EmptyLike(t *Tensor, opts ...Option) *Tensor { return like(t, Empty, opts) }
+
+// ZerosLike is Zeros with t's shape, dtype and device.
+func ZerosLike(t *Tensor, opts ...Option) *Tensor { return like(t, Zeros, opts) }
+
+// OnesLike is Ones with t's shape, dtype and device.
+func OnesLike(t *Tensor, opts ...Option) *Tensor { return like(t, Ones, opts) }
+
+// RandLike is Rand with t's shape, dtype and device.
+func RandLike(t *Tensor, opts ...Option) *Tensor { return like(t, Rand, opts) }
+
+// RandnLike is Randn with t's shape, dtype and device.
+func RandnLike(t *Tensor, opts ...Option) *Tensor { return like(t, Randn, opts) }
+
+// FullLike is Full with t's shape, dtype and device.
+func FullLike(t *Tensor, value any, opts ...Option) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
+	return Full(t.shape, value, all...)
+}
+
+func like(t *Tensor, f func([]int, ...Option) *Tensor, opts []Option) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
+	return f(t.shape, all...)
+}
+
+// Arange returns 0, 1, ..., end-1 (int64 for an integer end, the default
+// float dtype for a float one).
+func Arange(end any, opts ...Option) *Tensor { return ArangeRange(0, end, 1, opts...) }
+
+// ArangeRange returns start, start+step, ... below end (above it for a
+// negative step). The dtype is int64 when all three are integers, else the
+// default float dtype, unless one is given.
+func ArangeRange(start, end, step any, opts ...Option) *Tensor {
+	o := collect(opts)
+	if o.err != nil {
+		return failed(o.err)
+	}
+	var s [3]kernel.Scalar
+	isFloat := false
+	for i, v := range []any{start, end, step} {
+		sc, err := kernel.ScalarOf(v)
+		if err != nil {
+			return failed(err)
+		}
+		s[i] = sc
+		isFloat = isFloat || sc.IsFloat()
+	}
+	dt := Int64
+	if isFloat {
+		dt = o.floatDType()
+	}
+	dt = o.dtypeOr(dt)
+	st := s[2].Float()
+	if st == 0 {
+		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "step must be nonzero"})
+	}
+	span := s[1].Float() - s[0].Float()
+	if math.IsNaN(span) || math.IsInf(span, 0) {
+		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "unsupported range: " + s[0].String() + " -> " + s[1].String()})
+	}
+	if span != 0 && (span > 0) != (st > 0) {
+		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "upper bound and larger bound inconsistent with step sign"})
+	}
+	n := int(math.Ceil(span / st))
+	if !isFloat {
+		a, b, k := s[0].Int(), s[1].Int(), s[2].Int()
+		n = int((b - a + k - sign(k)) / k)
+	}
+	c := dispatch.NewCall(kernel.OpArange, o.dev, 0, 1)
+	c.Scalars[0], c.Scalars[1] = s[0], s[2]
+	c.Ints = c.NewInts(1)
+	c.Ints[0] = max(n, 0)
+	c.DType = dt
+	return finishCreation(run(c), &o)
+}
+
+func sign(k int64) int64 {
+	if k < 0 {
+		return -1
+	}
+	return 1
+}
+
+// Linspace returns steps values evenly spaced from start to end inclusive.
+func Linspace(start, end float64, steps int, opts ...Option) *Tensor {
+	o := collect(opts)
+	if o.err != nil {
+		return failed(o.err)
+	}
+	if steps < 0 {
+		return failed(&Error{Op: "linspace", Kind: ErrArgument, Detail: "number of steps must be non-negative"})
+	}
+	c := dispatch.NewCall(kernel.OpLinspace, o.dev, 0, 1)
+	c.Scalars[0], c.Scalars[1] = kernel.FloatScalar(start), kernel.FloatScalar(end)
+	c.Ints = c.NewInts(1)
+	c.Ints[0] = steps
+	c.DType = o.floatDType()
+	return finishCreation(run(c), &o)
+}
+
+// Eye returns an n x m matrix (m = n when omitted) with ones on the diagonal.
+func Eye(n int, opts ...Option) *Tensor { return EyeNM(n, n, opts...) }
+
+// EyeNM returns an n x m matrix with ones on the diagonal.
+func EyeNM(n, m int, opts ...Option) *Tensor {
+	o := collect(opts)
+	t := emptyOpts([]int{n, m}, o.floatDType(), &o)
+	if t.err != nil {
+		return t
+	}
+	if o.dev.Type != device.CPU {
+		t.Fill_(0)
+	}
+	if k := min(n, m); k > 0 {
+		if d := t.AsStrided([]int{k}, []int{m + 1}, 0).Fill_(1); d.err != nil {
+			return d
+		}
+	}
+	return finishCreation(t, &o)
+}
+
+// Fill_ sets every element of t to value and returns t.
+func (t *Tensor) Fill_(value any) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return failed(t.opError("fill_", ErrArgument, "%v", err))
+	}
+	if err := t.checkWritable("fill_"); err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(kernel.OpFill, t.Device(), 0, 1)
+	c.Scalars[0] = s
+	return runInPlace(c, t)
+}
+
+// Zero_ sets every element of t to 0 and returns t.
+func (t *Tensor) Zero_() *Tensor { return t.Fill_(0) }

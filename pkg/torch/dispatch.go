@@ -1,0 +1,183 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// OpDevices is one row of RegisteredOps: an op and the device types with a
+// kernel for it (meta: the op's meta function).
+type OpDevices = dispatch.OpDevices
+
+// RegisteredOps lists the op x device table of the dispatcher.
+func RegisteredOps() []OpDevices { return dispatch.RegisteredOps() }
+
+// deviceOf picks the device an op runs on: that of its tensors, where a
+// 0-dim CPU tensor goes along with any device; differing devices are an
+// error, as in PyTorch.
+func deviceOf(op kernel.OpID, ts ...*Tensor) (Device, error) {
+	dev := device.CPUDevice
+	found := false
+	for _, t := range ts {
+		d := t.Device()
+		if d.Type == device.CPU && t.Dim() == 0 {
+			continue
+		}
+		if !found {
+			dev, found = d, true
+		} else if d != dev {
+			return dev, mixedDevices(op, ts)
+		}
+	}
+	return dev, nil
+}
+
+func mixedDevices(op kernel.OpID, ts []*Tensor) error {
+	e := kernel.Errorf(kernel.ErrDevice, "Expected all tensors to be on the same device, but found at least two devices")
+	e.Op = op.String()
+	for _, t := range ts {
+		e.Shapes = append(e.Shapes, append([]int(nil), t.shape...))
+		e.DTypes = append(e.DTypes, t.dtype)
+		e.Devices = append(e.Devices, t.Device())
+	}
+	return e
+}
+
+// result wraps output i of a finished call as a new tensor.
+func result(c *kernel.Call, i int) *Tensor {
+	o := &c.Out[i]
+	return newTensor(newStorage(o.Mem), o.DType, o.Shape, o.Strides, o.Offset)
+}
+
+// run dispatches c and returns output 0 as a new tensor.
+func run(c *kernel.Call) *Tensor {
+	if err := dispatch.Run(c); err != nil {
+		dispatch.Free(c)
+		return failed(err)
+	}
+	t := result(c, 0)
+	dispatch.Free(c)
+	return t
+}
+
+// runInPlace dispatches c, whose output 0 is t, and returns t.
+func runInPlace(c *kernel.Call, t *Tensor) *Tensor {
+	c.Out[0] = t.operand()
+	c.OutGiven = true
+	err := dispatch.Run(c)
+	dispatch.Free(c)
+	if err != nil {
+		return failed(err)
+	}
+	t.storage.bump()
+	return t
+}
+
+// checkWritable refuses in-place writes into a tensor whose elements share
+// memory (an expanded view), as PyTorch does.
+func (t *Tensor) checkWritable(op string) error {
+	for i, s := range t.strides {
+		if s == 0 && t.shape[i] > 1 {
+			return t.opError(op, kernel.ErrArgument, "unsupported operation: more than one element of the written-to tensor "+
+				"refers to a single memory location. Please clone() the tensor before performing the operation.")
+		}
+	}
+	return nil
+}
+
+// unary runs a one-input op.
+func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
+	if x.err != nil {
+		return x
+	}
+	c := dispatch.NewCall(op, x.Device(), 1, 1)
+	c.In[0] = x.operand()
+	c.Mode = mode
+	copy(c.Scalars[:], scalars)
+	return run(c)
+}
+
+// unaryInPlace runs a one-input op writing into x.
+func unaryInPlace(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
+	if x.err != nil {
+		return x
+	}
+	if err := x.checkWritable(op.String() + "_"); err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(op, x.Device(), 1, 1)
+	c.In[0] = x.operand()
+	c.Mode = mode
+	copy(c.Scalars[:], scalars)
+	return runInPlace(c, x)
+}
+
+// binary runs a two-tensor op; alpha is Scalars[1] of add and sub.
+func binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
+	if a.err != nil {
+		return a
+	}
+	if b.err != nil {
+		return b
+	}
+	dev, err := deviceOf(op, a, b)
+	if err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(op, dev, 2, 1)
+	c.In[0], c.In[1] = a.operand(), b.operand()
+	c.Mode = mode
+	c.Scalars[1] = alpha
+	return run(c)
+}
+
+// binaryScalar runs a tensor-and-Go-scalar op.
+func binaryScalar(op kernel.OpID, a *Tensor, v any, mode int, alpha kernel.Scalar) *Tensor {
+	if a.err != nil {
+		return a
+	}
+	s, err := kernel.ScalarOf(v)
+	if err != nil {
+		return failed(a.opError(op.String(), kernel.ErrArgument, "%v", err))
+	}
+	c := dispatch.NewCall(op, a.Device(), 1, 1)
+	c.In[0] = a.operand()
+	c.Mode = mode
+	c.Scalars[0], c.Scalars[1] = s, alpha
+	return run(c)
+}
+
+// binaryInPlace runs a two-tensor op writing into a (b may be nil when v is
+// the Go scalar operand).
+func binaryInPlace(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kernel.Scalar) *Tensor {
+	if a.err != nil {
+		return a
+	}
+	if err := a.checkWritable(op.String() + "_"); err != nil {
+		return failed(err)
+	}
+	var c *kernel.Call
+	if b != nil {
+		if b.err != nil {
+			return b
+		}
+		dev, err := deviceOf(op, a, b)
+		if err != nil {
+			return failed(err)
+		}
+		c = dispatch.NewCall(op, dev, 2, 1)
+		c.In[1] = b.operand()
+	} else {
+		s, err := kernel.ScalarOf(v)
+		if err != nil {
+			return failed(a.opError(op.String()+"_", kernel.ErrArgument, "%v", err))
+		}
+		c = dispatch.NewCall(op, a.Device(), 1, 1)
+		c.Scalars[0] = s
+	}
+	c.In[0] = a.operand()
+	c.Mode = mode
+	c.Scalars[1] = alpha
+	return runInPlace(c, a)
+}

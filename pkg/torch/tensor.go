@@ -1,0 +1,162 @@
+package torch
+
+import (
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// Tensor is a strided view of a Storage: a dtype, a shape, strides (in
+// elements) and a storage offset. Views share the storage and never copy.
+//
+// A Tensor is also the result of an op that failed: it then carries the
+// error, every op on it passes the error on without work, and Err and the
+// terminal calls (Item, ToSlice, To, ...) report it.
+type Tensor struct {
+	storage *Storage
+	dtype   DType
+	shape   []int
+	strides []int
+	offset  int
+	err     error
+
+	requiresGrad bool
+
+	dims [8]int // inline backing of shape and strides up to 4 dims
+}
+
+// newTensor makes a tensor over s, copying shape and strides.
+func newTensor(s *Storage, dt DType, shape, strides []int, offset int) *Tensor {
+	t := &Tensor{storage: s, dtype: dt, offset: offset}
+	n := len(shape)
+	if n <= 4 {
+		t.shape = t.dims[0:n:n]
+		t.strides = t.dims[4 : 4+n : 4+n]
+	} else {
+		b := make([]int, 2*n)
+		t.shape, t.strides = b[:n:n], b[n:]
+	}
+	copy(t.shape, shape)
+	copy(t.strides, strides)
+	return t
+}
+
+// failed returns a tensor that carries err.
+func failed(err error) *Tensor { return &Tensor{err: err} }
+
+// Err is the error of the op that made t, or of the first failed op in the
+// chain that led to it; nil for a valid tensor.
+func (t *Tensor) Err() error {
+	if t == nil {
+		return kernel.Errorf(kernel.ErrArgument, "nil tensor")
+	}
+	return t.err
+}
+
+// DType is the element type.
+func (t *Tensor) DType() DType { return t.dtype }
+
+// Device is where the data lives.
+func (t *Tensor) Device() Device {
+	if t.storage == nil {
+		return device.CPUDevice
+	}
+	return t.storage.Device()
+}
+
+// Shape is the size of each dimension (PyTorch's size()). The caller must
+// not modify it.
+func (t *Tensor) Shape() []int { return t.shape }
+
+// Size is the size of dimension dim (negative dims count from the end), or
+// -1 when dim is out of range.
+func (t *Tensor) Size(dim int) int {
+	d, err := kernel.NormalizeDim(dim, len(t.shape))
+	if err != nil || len(t.shape) == 0 {
+		return -1
+	}
+	return t.shape[d]
+}
+
+// Stride is the stride of each dimension in elements. The caller must not
+// modify it.
+func (t *Tensor) Stride() []int { return t.strides }
+
+// StorageOffset is the index of the first element in the storage.
+func (t *Tensor) StorageOffset() int { return t.offset }
+
+// Dim is the number of dimensions.
+func (t *Tensor) Dim() int { return len(t.shape) }
+
+// Numel is the number of elements.
+func (t *Tensor) Numel() int { return kernel.Numel(t.shape) }
+
+// ElementSize is the size of one element in bytes.
+func (t *Tensor) ElementSize() int { return t.dtype.ItemSize() }
+
+// IsContiguous reports whether the elements are laid out in row-major order
+// without gaps.
+func (t *Tensor) IsContiguous() bool { return kernel.IsContiguous(t.shape, t.strides) }
+
+// IsFloatingPoint reports whether the dtype is a floating one.
+func (t *Tensor) IsFloatingPoint() bool { return t.dtype.IsFloatingPoint() }
+
+// IsMeta reports whether the tensor lives on the meta device.
+func (t *Tensor) IsMeta() bool { return t.Device().Type == device.Meta }
+
+// Storage is the storage the tensor views.
+func (t *Tensor) Storage() *Storage { return t.storage }
+
+// DataPtr is the address of the first element for CPU tensors, the device
+// address for NPU tensors, and an error for meta tensors (which have no data).
+func (t *Tensor) DataPtr() (uintptr, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	m := t.storage.mem
+	if p := m.HostPtr(); p != nil {
+		return uintptr(unsafe.Add(p, t.offset*t.dtype.ItemSize())), nil
+	}
+	if d := m.DevicePtr(); d != 0 {
+		return d + uintptr(t.offset*t.dtype.ItemSize()), nil
+	}
+	if t.storage.Nbytes() == 0 && !t.IsMeta() {
+		return 0, nil
+	}
+	return 0, t.opError("data_ptr", kernel.ErrDevice, "a tensor on the %s device has no data", t.Device())
+}
+
+// RequiresGrad reports whether gradients are recorded for the tensor.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad }
+
+// RequiresGrad_ sets whether gradients are recorded, in place, and returns t.
+// Only floating-point tensors may require gradients.
+func (t *Tensor) RequiresGrad_(on bool) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if on && !t.dtype.IsFloatingPoint() {
+		return failed(t.opError("requires_grad_", kernel.ErrDType,
+			"only Tensors of floating point dtype can require gradients"))
+	}
+	t.requiresGrad = on
+	return t
+}
+
+// operand is the tensor as kernels see it.
+func (t *Tensor) operand() kernel.Operand {
+	m := t.storage.mem
+	return kernel.Operand{Mem: m, Ptr: m.HostPtr(), DType: t.dtype, Shape: t.shape, Strides: t.strides, Offset: t.offset}
+}
+
+// opError makes an error of op on t.
+func (t *Tensor) opError(op string, kind error, format string, args ...any) error {
+	e := kernel.Errorf(kind, format, args...)
+	e.Op = op
+	e.Shapes = [][]int{append([]int(nil), t.shape...)}
+	e.DTypes = []dtype.DType{t.dtype}
+	e.Devices = []device.Device{t.Device()}
+	return e
+}

@@ -1,0 +1,528 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The view ops: each returns a tensor over the same storage with a new
+// shape, strides and offset, and copies nothing.
+
+// view makes a view of t.
+func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
+	v := newTensor(t.storage, t.dtype, shape, strides, offset)
+	v.requiresGrad = t.requiresGrad
+	return v
+}
+
+func (t *Tensor) fail(op string, err error) *Tensor {
+	e := kernel.AsOpError(err)
+	if e.Op == "" {
+		e.Op = op
+		e.Shapes = [][]int{append([]int(nil), t.shape...)}
+		e.DTypes = []DType{t.dtype}
+		e.Devices = []Device{t.Device()}
+	}
+	return failed(e)
+}
+
+func (t *Tensor) dim(op string, d int) (int, error) {
+	n, err := kernel.NormalizeDim(d, len(t.shape))
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// View returns t with a new shape of the same number of elements (one size
+// may be -1), sharing the data. It fails when t's strides do not allow it
+// (then use Reshape, which copies).
+func (t *Tensor) View(shape ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	var buf [8]int
+	s, err := kernel.InferSize(buf[:0:4], shape, t.Numel())
+	if err != nil {
+		return t.fail("view", err)
+	}
+	st, ok := kernel.ViewStrides(buf[4:4:8], t.shape, t.strides, s)
+	if !ok {
+		return t.fail("view", kernel.Errorf(ErrShape, "view size is not compatible with input tensor's size and stride "+
+			"(at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
+	}
+	return t.view(s, st, t.offset)
+}
+
+// Reshape returns t with a new shape: a view when the strides allow, else a
+// contiguous copy, as PyTorch's reshape.
+func (t *Tensor) Reshape(shape ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	var buf [8]int
+	s, err := kernel.InferSize(buf[:0:4], shape, t.Numel())
+	if err != nil {
+		return t.fail("reshape", err)
+	}
+	if st, ok := kernel.ViewStrides(buf[4:4:8], t.shape, t.strides, s); ok {
+		return t.view(s, st, t.offset)
+	}
+	return t.Clone().View(s...)
+}
+
+// ViewAs is View with other's shape.
+func (t *Tensor) ViewAs(other *Tensor) *Tensor { return t.View(other.shape...) }
+
+// ReshapeAs is Reshape with other's shape.
+func (t *Tensor) ReshapeAs(other *Tensor) *Tensor { return t.Reshape(other.shape...) }
+
+// Transpose swaps dims d0 and d1.
+func (t *Tensor) Transpose(d0, d1 int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	a, err := t.dim("transpose", d0)
+	if err != nil {
+		return t.fail("transpose", err)
+	}
+	b, err := t.dim("transpose", d1)
+	if err != nil {
+		return t.fail("transpose", err)
+	}
+	v := t.view(t.shape, t.strides, t.offset)
+	if len(v.shape) > 0 {
+		v.shape[a], v.shape[b] = v.shape[b], v.shape[a]
+		v.strides[a], v.strides[b] = v.strides[b], v.strides[a]
+	}
+	return v
+}
+
+// T transposes a tensor of at most 2 dims (and returns 0-D and 1-D tensors as they are).
+func (t *Tensor) T() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() > 2 {
+		return t.fail("t", kernel.Errorf(ErrShape, "t() expects a tensor with <= 2 dimensions, but self is %dD", t.Dim()))
+	}
+	if t.Dim() < 2 {
+		return t.view(t.shape, t.strides, t.offset)
+	}
+	return t.Transpose(0, 1)
+}
+
+// MT transposes the last two dims (a batch of matrices).
+func (t *Tensor) MT() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() < 2 {
+		return t.fail("mT", kernel.Errorf(ErrShape, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.", t.Dim()))
+	}
+	return t.Transpose(-2, -1)
+}
+
+// Permute reorders the dims: dim i of the result is dim dims[i] of t.
+func (t *Tensor) Permute(dims ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	n := t.Dim()
+	if len(dims) != n {
+		return t.fail("permute", kernel.Errorf(ErrShape, "number of dims don't match in permute"))
+	}
+	var buf [16]int
+	shape, strides := buf[:0:8], buf[8:8:16]
+	if n > 8 {
+		shape, strides = make([]int, 0, n), make([]int, 0, n)
+	}
+	var seen [64]bool
+	for _, d := range dims {
+		nd, err := t.dim("permute", d)
+		if err != nil {
+			return t.fail("permute", err)
+		}
+		if nd < len(seen) && seen[nd] {
+			return t.fail("permute", kernel.Errorf(ErrArgument, "repeated dim in permute"))
+		}
+		if nd < len(seen) {
+			seen[nd] = true
+		}
+		shape = append(shape, t.shape[nd])
+		strides = append(strides, t.strides[nd])
+	}
+	return t.view(shape, strides, t.offset)
+}
+
+// Squeeze removes every dim of size 1.
+func (t *Tensor) Squeeze() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	var shape, strides []int
+	for i, s := range t.shape {
+		if s != 1 {
+			shape = append(shape, s)
+			strides = append(strides, t.strides[i])
+		}
+	}
+	return t.view(shape, strides, t.offset)
+}
+
+// SqueezeDim removes dim when its size is 1 (and returns t's view otherwise).
+func (t *Tensor) SqueezeDim(dim int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	d, err := t.dim("squeeze", dim)
+	if err != nil {
+		return t.fail("squeeze", err)
+	}
+	if t.Dim() == 0 || t.shape[d] != 1 {
+		return t.view(t.shape, t.strides, t.offset)
+	}
+	return t.view(remove(t.shape, d), remove(t.strides, d), t.offset)
+}
+
+func remove(s []int, i int) []int {
+	out := make([]int, 0, len(s)-1)
+	out = append(out, s[:i]...)
+	return append(out, s[i+1:]...)
+}
+
+// Unsqueeze inserts a dim of size 1 at position dim (in [-Dim()-1, Dim()]).
+func (t *Tensor) Unsqueeze(dim int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	d, err := kernel.NormalizeDim(dim, t.Dim()+1)
+	if err != nil {
+		return t.fail("unsqueeze", err)
+	}
+	n := t.Dim()
+	var buf [16]int
+	shape, strides := buf[:n+1:8], buf[8:8+n+1:16]
+	if n+1 > 8 {
+		shape, strides = make([]int, n+1), make([]int, n+1)
+	}
+	copy(shape, t.shape[:d])
+	copy(strides, t.strides[:d])
+	shape[d] = 1
+	if d < n {
+		strides[d] = t.strides[d] * t.shape[d]
+	} else {
+		strides[d] = 1
+	}
+	copy(shape[d+1:], t.shape[d:])
+	copy(strides[d+1:], t.strides[d:])
+	return t.view(shape, strides, t.offset)
+}
+
+// Expand broadcasts t to a larger shape without copying: new leading dims
+// and size-1 dims get stride 0; -1 keeps a size.
+func (t *Tensor) Expand(shape ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	n := len(shape)
+	if n < t.Dim() {
+		return t.fail("expand", kernel.Errorf(ErrShape, "the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", n, t.Dim()))
+	}
+	outShape, outStrides := make([]int, n), make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		j := i - (n - t.Dim())
+		s := shape[i]
+		if j < 0 {
+			if s < 0 {
+				return t.fail("expand", kernel.Errorf(ErrShape, "the expanded size of the tensor (%d) isn't allowed in a leading, non-existing dimension %d", s, i))
+			}
+			outShape[i], outStrides[i] = s, 0
+			continue
+		}
+		have := t.shape[j]
+		switch {
+		case s == -1 || s == have:
+			outShape[i], outStrides[i] = have, t.strides[j]
+		case have == 1 && s >= 0:
+			outShape[i], outStrides[i] = s, 0
+		default:
+			return t.fail("expand", kernel.Errorf(ErrShape, "the expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s",
+				s, have, i, kernel.ShapeString(shape), kernel.ShapeString(t.shape)))
+		}
+	}
+	return t.view(outShape, outStrides, t.offset)
+}
+
+// ExpandAs is Expand to other's shape.
+func (t *Tensor) ExpandAs(other *Tensor) *Tensor { return t.Expand(other.shape...) }
+
+// Narrow returns elements [start, start+length) of dim (start may be negative).
+func (t *Tensor) Narrow(dim, start, length int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() == 0 {
+		return t.fail("narrow", kernel.Errorf(ErrShape, "narrow() cannot be applied to a 0-dim tensor."))
+	}
+	d, err := t.dim("narrow", dim)
+	if err != nil {
+		return t.fail("narrow", err)
+	}
+	size := t.shape[d]
+	if start < -size || start > size {
+		return t.fail("narrow", kernel.Errorf(ErrIndex, "start out of range (expected to be in range of [%d, %d], but got %d)", -size, size, start))
+	}
+	if start < 0 {
+		start += size
+	}
+	if length < 0 || start+length > size {
+		return t.fail("narrow", kernel.Errorf(ErrIndex, "start (%d) + length (%d) exceeds dimension size (%d).", start, length, size))
+	}
+	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
+	v.shape[d] = length
+	return v
+}
+
+// Select returns the slice at index of dim, removing dim (PyTorch's t[..., i, ...]).
+func (t *Tensor) Select(dim, index int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() == 0 {
+		return t.fail("select", kernel.Errorf(ErrIndex, "select() cannot be applied to a 0-dim tensor."))
+	}
+	d, err := t.dim("select", dim)
+	if err != nil {
+		return t.fail("select", err)
+	}
+	size := t.shape[d]
+	if index < -size || index >= size {
+		return t.fail("select", kernel.Errorf(ErrIndex, "index %d is out of bounds for dimension %d with size %d", index, d, size))
+	}
+	if index < 0 {
+		index += size
+	}
+	return t.view(remove(t.shape, d), remove(t.strides, d), t.offset+index*t.strides[d])
+}
+
+// Slice returns elements start, start+step, ... before end of dim, with
+// Python's rules: negative start and end count from the end, and both are
+// clamped to the dim (t[start:end:step]). step must be positive.
+func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() == 0 {
+		return t.fail("slice", kernel.Errorf(ErrIndex, "slice() cannot be applied to a 0-dim tensor."))
+	}
+	d, err := t.dim("slice", dim)
+	if err != nil {
+		return t.fail("slice", err)
+	}
+	if step <= 0 {
+		return t.fail("slice", kernel.Errorf(ErrArgument, "slice step must be positive"))
+	}
+	size := t.shape[d]
+	clamp := func(i int) int {
+		if i < 0 {
+			i += size
+		}
+		return min(max(i, 0), size)
+	}
+	start, end = clamp(start), clamp(end)
+	n := 0
+	if end > start {
+		n = (end - start + step - 1) / step
+	}
+	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
+	v.shape[d] = n
+	v.strides[d] = t.strides[d] * step
+	return v
+}
+
+// Unbind returns the slices along dim, each without dim.
+func (t *Tensor) Unbind(dim int) ([]*Tensor, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if t.Dim() == 0 {
+		return nil, t.fail("unbind", kernel.Errorf(ErrIndex, "Dimension specified as 0 but tensor has no dimensions")).err
+	}
+	d, err := t.dim("unbind", dim)
+	if err != nil {
+		return nil, t.fail("unbind", err).err
+	}
+	out := make([]*Tensor, t.shape[d])
+	for i := range out {
+		out[i] = t.Select(d, i)
+	}
+	return out, nil
+}
+
+// Split cuts dim into pieces of size (the last may be smaller), as views.
+func (t *Tensor) Split(size, dim int) ([]*Tensor, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	d, err := t.dim("split", dim)
+	if err != nil || t.Dim() == 0 {
+		if err == nil {
+			err = kernel.Errorf(ErrShape, "split expects at least a 1-dimensional tensor")
+		}
+		return nil, t.fail("split", err).err
+	}
+	n := t.shape[d]
+	if size < 0 || (size == 0 && n != 0) {
+		return nil, t.fail("split", kernel.Errorf(ErrArgument, "split expects split_size be non-negative, but got split_size=%d", size)).err
+	}
+	if n == 0 {
+		return []*Tensor{t.view(t.shape, t.strides, t.offset)}, nil
+	}
+	var out []*Tensor
+	for s := 0; s < n; s += size {
+		out = append(out, t.Narrow(d, s, min(size, n-s)))
+	}
+	return out, nil
+}
+
+// SplitSizes cuts dim into pieces of the given sizes, which must add up to
+// the size of dim.
+func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	d, err := t.dim("split_with_sizes", dim)
+	if err != nil {
+		return nil, t.fail("split_with_sizes", err).err
+	}
+	total := 0
+	for _, s := range sizes {
+		if s < 0 {
+			return nil, t.fail("split_with_sizes", kernel.Errorf(ErrArgument, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%v", sizes)).err
+		}
+		total += s
+	}
+	if t.Dim() == 0 || total != t.shape[d] {
+		return nil, t.fail("split_with_sizes", kernel.Errorf(ErrShape, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", t.Size(d), d, sizes)).err
+	}
+	out := make([]*Tensor, len(sizes))
+	start := 0
+	for i, s := range sizes {
+		out[i] = t.Narrow(d, start, s)
+		start += s
+	}
+	return out, nil
+}
+
+// Chunk cuts dim into at most n pieces of equal size (the last may be smaller).
+func (t *Tensor) Chunk(n, dim int) ([]*Tensor, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	if n <= 0 {
+		return nil, t.fail("chunk", kernel.Errorf(ErrArgument, "chunk expects `chunks` to be greater than 0, got: %d", n)).err
+	}
+	d, err := t.dim("chunk", dim)
+	if err != nil || t.Dim() == 0 {
+		if err == nil {
+			err = kernel.Errorf(ErrShape, "chunk expects at least a 1-dimensional tensor")
+		}
+		return nil, t.fail("chunk", err).err
+	}
+	size := (t.shape[d] + n - 1) / n
+	if size == 0 {
+		size = 1
+		if t.shape[d] == 0 {
+			return t.Split(0, d)
+		}
+	}
+	return t.Split(size, d)
+}
+
+// Flatten merges dims start..end (inclusive) into one: a view when possible.
+func (t *Tensor) Flatten(start, end int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() == 0 {
+		return t.Reshape(1)
+	}
+	s, err := t.dim("flatten", start)
+	if err != nil {
+		return t.fail("flatten", err)
+	}
+	e, err := t.dim("flatten", end)
+	if err != nil {
+		return t.fail("flatten", err)
+	}
+	if s > e {
+		return t.fail("flatten", kernel.Errorf(ErrArgument, "flatten() has invalid args: start_dim cannot come after end_dim"))
+	}
+	shape := make([]int, 0, t.Dim()-(e-s))
+	shape = append(shape, t.shape[:s]...)
+	shape = append(shape, kernel.Numel(t.shape[s:e+1]))
+	shape = append(shape, t.shape[e+1:]...)
+	return t.Reshape(shape...)
+}
+
+// Unflatten splits dim into the given sizes (one may be -1).
+func (t *Tensor) Unflatten(dim int, sizes ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	d, err := t.dim("unflatten", dim)
+	if err != nil || t.Dim() == 0 {
+		if err == nil {
+			err = kernel.Errorf(ErrShape, "unflatten expects at least a 1-dimensional tensor")
+		}
+		return t.fail("unflatten", err)
+	}
+	inner, err := kernel.InferSize(nil, sizes, t.shape[d])
+	if err != nil {
+		return t.fail("unflatten", kernel.Errorf(ErrShape, "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%d) in the input tensor",
+			kernel.ShapeString(sizes), dim, t.shape[d]))
+	}
+	shape := make([]int, 0, t.Dim()+len(sizes)-1)
+	shape = append(shape, t.shape[:d]...)
+	shape = append(shape, inner...)
+	shape = append(shape, t.shape[d+1:]...)
+	return t.View(shape...)
+}
+
+// AsStrided returns a view with any shape, strides and storage offset. The
+// view must stay inside the storage.
+func (t *Tensor) AsStrided(shape, strides []int, offset int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if len(shape) != len(strides) {
+		return t.fail("as_strided", kernel.Errorf(ErrShape, "mismatch in length of strides and shape"))
+	}
+	if err := kernel.CheckShape(shape); err != nil {
+		return t.fail("as_strided", err)
+	}
+	for _, s := range strides {
+		if s < 0 {
+			return t.fail("as_strided", kernel.Errorf(ErrArgument, "as_strided: Negative strides are not supported at the moment, got strides: %s", kernel.ShapeString(strides)))
+		}
+	}
+	if offset < 0 {
+		return t.fail("as_strided", kernel.Errorf(ErrArgument, "Tensor: invalid storage offset %d", offset))
+	}
+	need := kernel.StorageExtent(shape, strides, offset) * t.dtype.ItemSize()
+	if need > t.storage.Nbytes() {
+		return t.fail("as_strided", kernel.Errorf(ErrShape, "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d requiring a storage size of %d are out of bounds for storage of size %d",
+			kernel.ShapeString(shape), kernel.ShapeString(strides), offset, t.dtype.ItemSize(), need, t.storage.Nbytes()))
+	}
+	return t.view(shape, strides, offset)
+}
+
+// Detach returns a view of t that does not require gradients.
+func (t *Tensor) Detach() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	v := t.view(t.shape, t.strides, t.offset)
+	v.requiresGrad = false
+	return v
+}
