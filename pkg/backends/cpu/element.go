@@ -104,4 +104,3 @@ func forEach(o *kernel.Operand, f func(p unsafe.Pointer)) {
 		}
 	}
 }
-

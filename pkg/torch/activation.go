@@ -1,0 +1,139 @@
+package torch
+
+import (
+	"math"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// LeakyRelu returns t where t > 0, else slope*t.
+func (t *Tensor) LeakyRelu(slope float64) *Tensor {
+	return unary(kernel.OpLeakyRelu, t, 0, kernel.FloatScalar(slope))
+}
+
+// Elu returns t where t > 0, else alpha*(e^t - 1).
+func (t *Tensor) Elu(alpha float64) *Tensor {
+	return unary(kernel.OpElu, t, 0, kernel.FloatScalar(alpha))
+}
+
+// Gelu returns the Gaussian error linear unit, exact (erf) form.
+func (t *Tensor) Gelu() *Tensor { return unary(kernel.OpGelu, t, kernel.GeluNone) }
+
+// GeluTanh returns the tanh approximation of Gelu (approximate='tanh').
+func (t *Tensor) GeluTanh() *Tensor { return unary(kernel.OpGelu, t, kernel.GeluTanh) }
+
+// Softplus returns log(1 + e^(beta*t))/beta, and t where beta*t > threshold.
+func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
+	return unary(kernel.OpSoftplus, t, 0, kernel.FloatScalar(beta), kernel.FloatScalar(threshold))
+}
+
+// Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN.
+func (t *Tensor) Clamp(lo, hi any) *Tensor {
+	mode := 0
+	var s [2]kernel.Scalar
+	for i, v := range []any{lo, hi} {
+		if v == nil {
+			continue
+		}
+		sc, err := kernel.ScalarOf(v)
+		if err != nil {
+			return failed(err)
+		}
+		s[i] = sc
+		mode |= 1 << i
+	}
+	if mode == 0 {
+		return t.fail("clamp", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
+	}
+	return unary(kernel.OpClamp, t, mode, s[0], s[1])
+}
+
+// ClampTensor limits t elementwise to [lo, hi] given as tensors (nil: absent).
+func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
+	switch {
+	case lo == nil && hi == nil:
+		return t.fail("clamp", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
+	case hi == nil:
+		return t.Maximum(lo)
+	case lo == nil:
+		return t.Minimum(hi)
+	}
+	return ternary(kernel.OpClampTensor, t, lo, hi)
+}
+
+// NanToNum replaces NaN by nan, +Inf by posinf and -Inf by neginf; nil
+// bounds take the largest and smallest finite values of t's dtype.
+func (t *Tensor) NanToNum(nan float64, posinf, neginf *float64) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	hi := finfoMax(t.dtype)
+	p, n := hi, -hi
+	if posinf != nil {
+		p = *posinf
+	}
+	if neginf != nil {
+		n = *neginf
+	}
+	return unary(kernel.OpNanToNum, t, 0, kernel.FloatScalar(nan), kernel.FloatScalar(p), kernel.FloatScalar(n))
+}
+
+func finfoMax(d DType) float64 {
+	switch d {
+	case Float16:
+		return 65504
+	case BFloat16:
+		return 3.3895313892515355e38
+	case Float32:
+		return math.MaxFloat32
+	}
+	return math.MaxFloat64
+}
+
+// Where returns a where cond is true, else b (cond is bool; all broadcast).
+func Where(cond, a, b *Tensor) *Tensor { return ternary(kernel.OpWhere, cond, a, b) }
+
+// Lerp returns start + weight*(end - start).
+func Lerp(start, end, weight *Tensor) *Tensor { return ternary(kernel.OpLerp, start, end, weight) }
+
+// MaskedFill returns t with value where mask (bool, broadcast to t) is true.
+func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if mask.err != nil {
+		return mask
+	}
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return failed(err)
+	}
+	dev, err := deviceOf(kernel.OpMaskedFill, t, mask)
+	if err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(kernel.OpMaskedFill, dev, 2, 1)
+	c.In[0], c.In[1] = t.operand(), mask.operand()
+	c.Scalars[0] = s
+	out := run(c)
+	if out.err == nil && !kernel.EqualShapes(out.shape, t.shape) {
+		return t.fail("masked_fill", kernel.Errorf(ErrShape, "the mask of shape %s does not broadcast to the tensor's shape", kernel.ShapeString(mask.shape)))
+	}
+	return out
+}
+
+func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
+	for _, x := range []*Tensor{a, b, c3} {
+		if x.err != nil {
+			return x
+		}
+	}
+	dev, err := deviceOf(op, a, b, c3)
+	if err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(op, dev, 3, 1)
+	c.In[0], c.In[1], c.In[2] = a.operand(), b.operand(), c3.operand()
+	return run(c)
+}
