@@ -109,7 +109,7 @@ func (t *Tensor) ToDType(d DType) *Tensor {
 // To returns t on the device given by name ("cpu", "meta", "npu:0"); t itself
 // when it is there. Copying out of the meta device is an error (it has no data).
 func (t *Tensor) To(name string) (*Tensor, error) {
-	d, err := device.Parse(name)
+	d, err := parseDevice(name)
 	if err != nil {
 		return nil, err
 	}

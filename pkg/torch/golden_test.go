@@ -44,9 +44,9 @@ type golden struct {
 		Repr    string         `json:"repr"`
 	} `json:"prints"`
 	Casts []struct {
-		Src    string `json:"src"`
-		Dst    string `json:"dst"`
-		Out    []any  `json:"out"`
+		Src    string  `json:"src"`
+		Dst    string  `json:"dst"`
+		Out    []any   `json:"out"`
 		IntSrc []int64 `json:"int_src"`
 	} `json:"casts"`
 	Random   map[string][]float64 `json:"random"`

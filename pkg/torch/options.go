@@ -27,7 +27,7 @@ func WithDType(d DType) Option { return func(o *options) { o.dtype, o.hasDType =
 // "npu", "npu:1" ("ascend" is an alias of npu).
 func WithDevice(name string) Option {
 	return func(o *options) {
-		d, err := device.Parse(name)
+		d, err := parseDevice(name)
 		if err != nil && o.err == nil {
 			o.err = err
 		}
@@ -66,3 +66,12 @@ func (o *options) dtypeOr(d DType) DType {
 }
 
 func (o *options) floatDType() DType { return o.dtypeOr(dtype.Default()) }
+
+// parseDevice parses a device name, failing with an ErrDevice error.
+func parseDevice(name string) (Device, error) {
+	d, err := device.Parse(name)
+	if err != nil {
+		return d, &Error{Op: "device", Kind: ErrDevice, Detail: err.Error()}
+	}
+	return d, nil
+}

@@ -37,7 +37,7 @@ const (
 type Device = device.Device
 
 // ParseDevice parses "cpu", "meta", "npu", "npu:N" ("ascend" is an alias of npu).
-func ParseDevice(s string) (Device, error) { return device.Parse(s) }
+func ParseDevice(s string) (Device, error) { return parseDevice(s) }
 
 // DefaultDType is the dtype of floating tensors made without one (float32
 // until SetDefaultDType changes it).

@@ -30,7 +30,7 @@ func castInto(dst operand, dd dtype.DType, src operand, sd dtype.DType, shape []
 }
 
 func (it *iter) cast(dd, sd dtype.DType) error {
-	p := &it.plan
+	p := it.plan
 	if p.NDim <= 1 {
 		var s0, s1 int64
 		if p.NDim == 1 {
@@ -68,7 +68,7 @@ func fillKernel(c *kernel.Call) error {
 // dtype d (used to bring inputs to a kernel's compute dtype).
 func contiguousCopy(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
 	m := Allocate(kernel.Numel(o.Shape) * d.ItemSize())
-	t := kernel.Operand{DType: d, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, nil)}
+	t := kernel.Operand{DType: d, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, make([]int, len(o.Shape)))}
 	t.Bind(m)
 	return t, castInto(opnd(&t), d, opnd(o), o.DType, o.Shape)
 }

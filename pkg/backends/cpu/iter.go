@@ -16,14 +16,14 @@ const grain = 1 << 15
 // iter is the iteration state of one op: the plan the C engine walks and
 // the base address of each operand. iters are pooled.
 type iter struct {
-	plan    cpukernels.Plan
+	plan    *cpukernels.Plan // a pointer-free allocation of its own, which C may read
 	ptrs    [cpukernels.MaxOps]unsafe.Pointer
 	numel   int
 	scratch *[cpukernels.MaxOps]uint64 // Go scalars as one-element operands (a pointer-free allocation C may read)
 	perm    [cpukernels.MaxDims]int
 }
 
-var iterPool = sync.Pool{New: func() any { return &iter{scratch: new([cpukernels.MaxOps]uint64)} }}
+var iterPool = sync.Pool{New: func() any { return &iter{plan: new(cpukernels.Plan), scratch: new([cpukernels.MaxOps]uint64)} }}
 
 func getIter() *iter { return iterPool.Get().(*iter) }
 
@@ -52,7 +52,7 @@ func opnd(o *kernel.Operand) operand {
 // neighbouring dims merged where every operand allows.
 func (it *iter) build(shape []int, ops []operand) {
 	nd, nops := len(shape), len(ops)
-	p := &it.plan
+	p := it.plan
 	p.NOps = int64(nops)
 	it.numel = kernel.Numel(shape)
 	for k := range ops {

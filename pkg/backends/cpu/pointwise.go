@@ -150,7 +150,7 @@ func pointwiseKernel(c *kernel.Call) error {
 	if direct {
 		ops[0] = opnd(o)
 	} else {
-		tmp = kernel.Operand{DType: outDT, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, nil)}
+		tmp = kernel.Operand{DType: outDT, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, make([]int, len(o.Shape)))}
 		tmp.Bind(Allocate(kernel.Numel(o.Shape) * outDT.ItemSize()))
 		ops[0] = opnd(&tmp)
 	}
@@ -216,7 +216,7 @@ func signExtend(v int64, size int) int64 {
 
 // pointwise runs the plan through the engine, split across cores when large.
 func (it *iter) pointwise(op int, d dtype.DType, a *cpukernels.Attrs) error {
-	p := &it.plan
+	p := it.plan
 	n := it.numel
 	if p.NDim <= 1 {
 		var s [cpukernels.MaxOps]int64

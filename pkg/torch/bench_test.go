@@ -1,0 +1,64 @@
+package torch_test
+
+import (
+	"testing"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+func BenchmarkTranspose(b *testing.B) {
+	x := torch.Zeros([]int{2, 3})
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Transpose(0, 1)
+	}
+}
+
+func BenchmarkReshape(b *testing.B) {
+	x := torch.Zeros([]int{2, 3})
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Reshape(3, 2)
+	}
+}
+
+func BenchmarkZeros2x2(b *testing.B) {
+	shape := []int{2, 2}
+	b.ReportAllocs()
+	for b.Loop() {
+		torch.Zeros(shape)
+	}
+}
+
+func BenchmarkAdd2x2(b *testing.B) {
+	x, y := torch.Ones([]int{2, 2}), torch.Ones([]int{2, 2})
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Add(y)
+	}
+}
+
+func benchAdd(b *testing.B, n int) {
+	x, y := torch.Ones([]int{n}), torch.Ones([]int{n})
+	b.SetBytes(int64(12 * n))
+	for b.Loop() {
+		x.Add(y)
+	}
+}
+
+func BenchmarkAdd1e5(b *testing.B) { benchAdd(b, 100_000) }
+func BenchmarkAdd1e6(b *testing.B) { benchAdd(b, 1_000_000) }
+
+func BenchmarkAddBroadcast1024(b *testing.B) {
+	x, y := torch.Ones([]int{1024, 1024}), torch.Ones([]int{1024})
+	for b.Loop() {
+		x.Add(y)
+	}
+}
+
+func BenchmarkRelu1e6(b *testing.B) {
+	x := torch.Randn([]int{1_000_000})
+	for b.Loop() {
+		x.Relu()
+	}
+}
