@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
-	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
@@ -28,7 +27,7 @@ func emptyOpts(shape []int, dt DType, o *options) *Tensor {
 		e.Op = "empty"
 		return failed(e)
 	}
-	t := newTensor(newStorage(m), dt, shape, nil, 0)
+	t := newOwner(m, dt, shape, nil, 0)
 	kernel.ContiguousStrides(t.shape, t.strides)
 	return t
 }
@@ -52,7 +51,7 @@ func Empty(shape []int, opts ...Option) *Tensor {
 func Zeros(shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
 	t := emptyOpts(shape, o.floatDType(), &o)
-	if t.err == nil && o.dev.Type != device.CPU { // CPU memory comes zeroed
+	if t.err == nil && !isZeroed(t.storage) {
 		t = t.Fill_(0)
 	}
 	return finishCreation(t, &o)
@@ -197,7 +196,7 @@ func EyeNM(n, m int, opts ...Option) *Tensor {
 	if t.err != nil {
 		return t
 	}
-	if o.dev.Type != device.CPU {
+	if !isZeroed(t.storage) {
 		t.Fill_(0)
 	}
 	if k := min(n, m); k > 0 {
@@ -227,3 +226,10 @@ func (t *Tensor) Fill_(value any) *Tensor {
 
 // Zero_ sets every element of t to 0 and returns t.
 func (t *Tensor) Zero_() *Tensor { return t.Fill_(0) }
+
+// isZeroed reports whether a storage's memory is known to hold zeros (fresh
+// memory from the Go allocator).
+func isZeroed(s *Storage) bool {
+	z, ok := s.mem.(interface{ Zeroed() bool })
+	return ok && z.Zeroed()
+}

@@ -47,7 +47,7 @@ func mixedDevices(op kernel.OpID, ts []*Tensor) error {
 // result wraps output i of a finished call as a new tensor.
 func result(c *kernel.Call, i int) *Tensor {
 	o := &c.Out[i]
-	return newTensor(newStorage(o.Mem), o.DType, o.Shape, o.Strides, o.Offset)
+	return newOwner(o.Mem, o.DType, o.Shape, o.Strides, o.Offset)
 }
 
 // run dispatches c and returns output 0 as a new tensor.

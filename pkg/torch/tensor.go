@@ -43,6 +43,29 @@ func newTensor(s *Storage, dt DType, shape, strides []int, offset int) *Tensor {
 	return t
 }
 
+// newOwner makes a tensor over new memory m, allocating the tensor and its
+// storage together.
+func newOwner(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
+	both := &struct {
+		t Tensor
+		s Storage
+	}{}
+	both.s.mem = m
+	t := &both.t
+	t.storage, t.dtype, t.offset = &both.s, dt, offset
+	n := len(shape)
+	if n <= 4 {
+		t.shape = t.dims[0:n:n]
+		t.strides = t.dims[4 : 4+n : 4+n]
+	} else {
+		b := make([]int, 2*n)
+		t.shape, t.strides = b[:n:n], b[n:]
+	}
+	copy(t.shape, shape)
+	copy(t.strides, strides)
+	return t
+}
+
 // failed returns a tensor that carries err.
 func failed(err error) *Tensor { return &Tensor{err: err} }
 

@@ -21,6 +21,7 @@ type iter struct {
 	numel   int
 	scratch *[cpukernels.MaxOps]uint64 // Go scalars as one-element operands (a pointer-free allocation C may read)
 	perm    [cpukernels.MaxDims]int
+	keep    [cpukernels.MaxOps]kernel.Memory // the operands' memory, alive until put
 }
 
 var iterPool = sync.Pool{New: func() any { return &iter{plan: new(cpukernels.Plan), scratch: new([cpukernels.MaxOps]uint64)} }}
@@ -29,6 +30,7 @@ func getIter() *iter { return iterPool.Get().(*iter) }
 
 func (it *iter) put() {
 	it.ptrs = [cpukernels.MaxOps]unsafe.Pointer{}
+	it.keep = [cpukernels.MaxOps]kernel.Memory{}
 	iterPool.Put(it)
 }
 
@@ -36,6 +38,7 @@ func (it *iter) put() {
 // strides (aligned to the right of the op's shape, as broadcasting aligns
 // them), and the element size.
 type operand struct {
+	mem     kernel.Memory // keeps the memory (and its buffer) alive during the kernel
 	data    unsafe.Pointer
 	shape   []int
 	strides []int
@@ -43,7 +46,7 @@ type operand struct {
 }
 
 func opnd(o *kernel.Operand) operand {
-	return operand{data: o.Data(), shape: o.Shape, strides: o.Strides, size: o.DType.ItemSize()}
+	return operand{mem: o.Mem, data: o.Data(), shape: o.Shape, strides: o.Strides, size: o.DType.ItemSize()}
 }
 
 // build makes the plan for shape over ops (ops[0] is the output): byte
@@ -57,6 +60,7 @@ func (it *iter) build(shape []int, ops []operand) {
 	it.numel = kernel.Numel(shape)
 	for k := range ops {
 		it.ptrs[k] = ops[k].data
+		it.keep[k] = ops[k].mem
 	}
 	// Byte strides per dim, in the op's order (last dim fastest).
 	var st [cpukernels.MaxOps][cpukernels.MaxDims]int64

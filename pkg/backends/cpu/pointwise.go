@@ -41,9 +41,19 @@ var cOps = map[kernel.OpID]int{
 	kernel.OpMaskedFill: cpukernels.OpMaskedFill, kernel.OpThresholdBackward: cpukernels.OpThresholdBackward,
 }
 
+// cOpOf and scalarFormOf are cOps and binaryScalarForm indexed by op, for the hot path.
+var (
+	cOpOf        [kernel.NumOps]int
+	scalarFormOf [kernel.NumOps]bool
+)
+
 func init() {
-	for op := range cOps {
+	for op, c := range cOps {
+		cOpOf[op] = c
 		kernel.Register(op, device.CPU, pointwiseKernel)
+	}
+	for op := range binaryScalarForm {
+		scalarFormOf[op] = true
 	}
 }
 
@@ -76,7 +86,7 @@ func pointwiseKernel(c *kernel.Call) error {
 		return castInto(opnd(o), o.DType, opnd(&c.In[0]), c.In[0].DType, o.Shape)
 	}
 	eng := engineDType(compute)
-	cop := cOps[c.Op]
+	cop := cOpOf[c.Op]
 	switch {
 	case c.Op == kernel.OpDiv && c.Mode == kernel.RoundTrunc:
 		cop = cpukernels.OpDivTrunc
@@ -130,7 +140,7 @@ func pointwiseKernel(c *kernel.Call) error {
 	case kernel.OpClamp:
 		clampAttrs(&attrs, c, eng)
 	default:
-		if _, ok := binaryScalarForm[c.Op]; ok && len(c.In) == 1 {
+		if scalarFormOf[c.Op] && len(c.In) == 1 {
 			scalarAt = 0
 		}
 	}

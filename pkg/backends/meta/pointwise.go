@@ -100,8 +100,12 @@ var pointwise = map[kernel.OpID]pwInfo{
 	kernel.OpThresholdBackward: {rule: ruleSame, noBool: true},
 }
 
+// pointwiseInfo is the pointwise table indexed by op, for the hot path.
+var pointwiseInfo [kernel.NumOps]pwInfo
+
 func init() {
-	for op := range pointwise {
+	for op, info := range pointwise {
+		pointwiseInfo[op] = info
 		kernel.RegisterMeta(op, Pointwise)
 	}
 }
@@ -124,7 +128,7 @@ func PointwiseOperands(c *kernel.Call) (promoted []kernel.Operand, first int) {
 // in PyTorch), choose the compute and output dtypes by the op's rule, and
 // lay the output out as TensorIterator does.
 func Pointwise(c *kernel.Call) error {
-	info := pointwise[c.Op]
+	info := pointwiseInfo[c.Op]
 	promoted, _ := PointwiseOperands(c)
 
 	var rt dtype.ResultType
