@@ -1,0 +1,65 @@
+package torch_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+func Example() {
+	x := torch.FromSlice([]float32{1, 2, 3, 4, 5, 6}, torch.WithShape(2, 3))
+	y := x.Transpose(0, 1) // a view: same storage, new strides
+	fmt.Println(y)
+	fmt.Println(y.Shape(), y.Stride(), y.Storage() == x.Storage())
+	// Output:
+	// tensor([[1., 4.],
+	//         [2., 5.],
+	//         [3., 6.]])
+	// [3 2] [1 3] true
+}
+
+func ExampleZeros() {
+	z := torch.Zeros([]int{2, 3}, torch.WithDType(torch.Int64), torch.WithDevice("meta"))
+	fmt.Println(z)
+	// Output:
+	// tensor(..., device='meta', size=(2, 3), dtype=torch.int64)
+}
+
+func ExampleTensor_Err() {
+	a := torch.Ones([]int{2, 3})
+	b := torch.Ones([]int{4})
+	c := a.Add(b).MulScalar(2) // the error of Add travels on
+	fmt.Println(errors.Is(c.Err(), torch.ErrShape))
+	var e *torch.Error
+	if errors.As(c.Err(), &e) {
+		fmt.Println(e.Op, e.Shapes)
+	}
+	// Output:
+	// true
+	// add [[2 3] [4]]
+}
+
+func ExampleManualSeed() {
+	torch.ManualSeed(0)
+	fmt.Println(torch.Rand([]int{3}))
+	// Output:
+	// tensor([0.4963, 0.7682, 0.0885])
+}
+
+func ExampleTensor_ToDType() {
+	x := torch.FromSlice([]float64{300.5, -3.7, 2.5})
+	fmt.Println(x.ToDType(torch.Uint8))
+	fmt.Println(x.ToDType(torch.Int32))
+	// Output:
+	// tensor([ 44, 253,   2], dtype=torch.uint8)
+	// tensor([300,  -3,   2], dtype=torch.int32)
+}
+
+func ExampleToSlice() {
+	x := torch.Arange(6).Reshape(2, 3).T()
+	v, err := torch.ToSlice[int](x)
+	fmt.Println(v, err)
+	// Output:
+	// [0 3 1 4 2 5] <nil>
+}
