@@ -3,7 +3,7 @@ GO ?= go
 export CGO_ENABLED = 1
 PKGS = ./...
 # Packages whose values goroutines share; tested under the race detector.
-RACE_PKGS = ./pkg/autograd/... ./pkg/backends/... ./pkg/torch/...
+RACE_PKGS = ./pkg/backends/... ./pkg/dispatch/... ./pkg/torch/...
 
 .PHONY: all setup test test-race demo bench lint golden test-npu docker-ascend clean
 
@@ -33,6 +33,7 @@ golden:
 
 # On an Ascend host with CANN installed: the NPU tests against the real device.
 test-npu: setup
+	@test -d pkg/backends/npu || { echo "test-npu: the NPU backend (issue 6) is not built yet" >&2; exit 1; }
 	MINDTORCH_NPU_REAL=1 $(GO) test -count=1 ./pkg/backends/npu/... ./pkg/torch/...
 
 docker-ascend:

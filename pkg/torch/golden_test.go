@@ -243,8 +243,8 @@ func TestPrintMatchesPyTorch(t *testing.T) {
 				opts = append(opts, torch.PrintEdgeItems(int(num(v))))
 			case "linewidth":
 				opts = append(opts, torch.PrintLineWidth(int(num(v))))
-			case "profile":
-				opts = append(opts, torch.PrintProfile(v.(string)))
+			case "profile": // first: a profile sets every option
+				opts = append([]torch.PrintOption{torch.PrintProfile(v.(string))}, opts...)
 			case "sci_mode":
 				opts = append(opts, torch.PrintSciMode(v.(bool)))
 			}
