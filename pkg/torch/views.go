@@ -67,7 +67,7 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 	if st, ok := kernel.ViewStrides(buf[4:4:8], t.shape, t.strides, s); ok {
 		return t.view(s, st, t.offset)
 	}
-	return t.Contiguous().View(s...)
+	return t.Contiguous().View(append([]int(nil), s...)...)
 }
 
 // ViewAs is View with other's shape.

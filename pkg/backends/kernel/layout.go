@@ -17,10 +17,10 @@ func CheckShape(shape []int) error {
 	n := 1
 	for _, s := range shape {
 		if s < 0 {
-			return Errorf(ErrShape, "negative dimension %d in shape %v", s, shape)
+			return Errorf(ErrShape, "negative dimension %d in shape %s", s, ShapeString(shape))
 		}
 		if s != 0 && n > math.MaxInt64/s {
-			return Errorf(ErrShape, "shape %v has too many elements", shape)
+			return Errorf(ErrShape, "shape %s has too many elements", ShapeString(shape))
 		}
 		n *= s
 	}
@@ -195,7 +195,7 @@ func InferSize(dst, shape []int, numel int) ([]int, error) {
 	}
 	if infer >= 0 {
 		if prod == 0 {
-			return nil, Errorf(ErrShape, "cannot reshape tensor of %d elements into shape %v because the unspecified dimension size -1 can be any value and is ambiguous", numel, shape)
+			return nil, Errorf(ErrShape, "cannot reshape tensor of %d elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", numel, ShapeString(shape))
 		}
 		if numel%prod != 0 {
 			return nil, Errorf(ErrShape, "shape '%v' is invalid for input of size %d", shapeString(shape), numel)
