@@ -44,20 +44,8 @@ func (t *Tensor) emptyLayout(dt DType, dev Device) *Tensor {
 	out := newTensor(newStorage(m), dt, t.shape, t.strides, 0)
 	if !kernel.IsNonOverlappingAndDense(t.shape, t.strides) {
 		kernel.ContiguousStrides(out.shape, out.strides)
-	} else if off := minOffset(t.shape, t.strides); off != 0 {
-		kernel.ContiguousStrides(out.shape, out.strides)
 	}
 	return out
-}
-
-func minOffset(shape, strides []int) int {
-	o := 0
-	for i, s := range strides {
-		if s < 0 {
-			o += (shape[i] - 1) * s
-		}
-	}
-	return o
 }
 
 // Clone returns a copy of t with its own storage (laid out as t when t is

@@ -50,6 +50,9 @@ func WithShape(shape ...int) Option {
 func WithGenerator(g *Generator) Option { return func(o *options) { o.gen = g } }
 
 func collect(opts []Option) options {
+	if len(opts) == 0 { // the common case, without the allocation the options escape into
+		return options{dev: device.CPUDevice}
+	}
 	o := options{dev: device.CPUDevice}
 	for _, f := range opts {
 		f(&o)

@@ -30,6 +30,12 @@ type Tensor struct {
 // newTensor makes a tensor over s, copying shape and strides.
 func newTensor(s *Storage, dt DType, shape, strides []int, offset int) *Tensor {
 	t := &Tensor{storage: s, dtype: dt, offset: offset}
+	t.setLayout(shape, strides)
+	return t
+}
+
+// setLayout copies shape and strides into t (inline up to 4 dims).
+func (t *Tensor) setLayout(shape, strides []int) {
 	n := len(shape)
 	if n <= 4 {
 		t.shape = t.dims[0:n:n]
@@ -40,7 +46,6 @@ func newTensor(s *Storage, dt DType, shape, strides []int, offset int) *Tensor {
 	}
 	copy(t.shape, shape)
 	copy(t.strides, strides)
-	return t
 }
 
 // newOwner makes a tensor over new memory m, allocating the tensor and its
@@ -53,16 +58,7 @@ func newOwner(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tens
 	both.s.mem = m
 	t := &both.t
 	t.storage, t.dtype, t.offset = &both.s, dt, offset
-	n := len(shape)
-	if n <= 4 {
-		t.shape = t.dims[0:n:n]
-		t.strides = t.dims[4 : 4+n : 4+n]
-	} else {
-		b := make([]int, 2*n)
-		t.shape, t.strides = b[:n:n], b[n:]
-	}
-	copy(t.shape, shape)
-	copy(t.strides, strides)
+	t.setLayout(shape, strides)
 	return t
 }
 

@@ -45,29 +45,22 @@ func linspaceKernel(c *kernel.Call) error {
 		storeFloat(base, o.DType, start)
 		return nil
 	}
-	if o.DType == dtype.Float32 || o.DType == dtype.Float16 || o.DType == dtype.BFloat16 {
-		s, e := float32(start), float32(end)
-		step := (e - s) / float32(n-1)
-		half := n / 2
-		for i := range n {
-			var v float32
-			if i < half {
-				v = s + step*float32(i)
-			} else {
-				v = e - step*float32(n-i-1)
-			}
-			storeFloat(unsafe.Add(base, i*size), o.DType, float64(v))
+	// float32 (and the 16-bit floats) step in float32, as PyTorch does.
+	single := o.DType == dtype.Float32 || o.DType == dtype.Float16 || o.DType == dtype.BFloat16
+	round := func(v float64) float64 {
+		if single {
+			return float64(float32(v))
 		}
-		return nil
+		return v
 	}
-	step := (end - start) / float64(n-1)
-	half := n / 2
+	start, end = round(start), round(end)
+	step := round((end - start) / round(float64(n-1)))
 	for i := range n {
 		var v float64
-		if i < half {
-			v = start + step*float64(i)
+		if i < n/2 {
+			v = round(start + round(step*float64(i)))
 		} else {
-			v = end - step*float64(n-i-1)
+			v = round(end - round(step*float64(n-i-1)))
 		}
 		storeFloat(unsafe.Add(base, i*size), o.DType, v)
 	}

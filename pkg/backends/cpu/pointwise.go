@@ -41,19 +41,13 @@ var cOps = map[kernel.OpID]int{
 	kernel.OpMaskedFill: cpukernels.OpMaskedFill, kernel.OpThresholdBackward: cpukernels.OpThresholdBackward,
 }
 
-// cOpOf and scalarFormOf are cOps and binaryScalarForm indexed by op, for the hot path.
-var (
-	cOpOf        [kernel.NumOps]int
-	scalarFormOf [kernel.NumOps]bool
-)
+// cOpOf is cOps indexed by op, for the hot path.
+var cOpOf [kernel.NumOps]int
 
 func init() {
 	for op, c := range cOps {
 		cOpOf[op] = c
 		kernel.Register(op, device.CPU, pointwiseKernel)
-	}
-	for op := range binaryScalarForm {
-		scalarFormOf[op] = true
 	}
 }
 
@@ -118,16 +112,12 @@ func pointwiseKernel(c *kernel.Call) error {
 	}
 	var attrs cpukernels.Attrs
 	scalarAt := -1
+	if meta.ScalarOperand(c) || (c.Op == kernel.OpLerp && len(c.In) == 2) {
+		scalarAt = 0
+	}
 	switch c.Op {
 	case kernel.OpAdd, kernel.OpSub:
-		if len(c.In) == 1 {
-			scalarAt = 0
-		}
 		setAttr(&attrs, 0, c.Scalars[1])
-	case kernel.OpLerp:
-		if len(c.In) == 2 {
-			scalarAt = 0
-		}
 	case kernel.OpLeakyRelu, kernel.OpElu, kernel.OpMaskedFill, kernel.OpThresholdBackward:
 		setAttr(&attrs, 0, c.Scalars[0])
 	case kernel.OpSoftplus:
@@ -139,10 +129,6 @@ func pointwiseKernel(c *kernel.Call) error {
 		}
 	case kernel.OpClamp:
 		clampAttrs(&attrs, c, eng)
-	default:
-		if scalarFormOf[c.Op] && len(c.In) == 1 {
-			scalarAt = 0
-		}
 	}
 	if scalarAt >= 0 {
 		it.scratch[0] = c.Scalars[scalarAt].Bits(eng)
@@ -175,14 +161,6 @@ func pointwiseKernel(c *kernel.Call) error {
 		return castInto(opnd(o), o.DType, opnd(&tmp), outDT, o.Shape)
 	}
 	return nil
-}
-
-var binaryScalarForm = map[kernel.OpID]bool{
-	kernel.OpMul: true, kernel.OpDiv: true, kernel.OpRemainder: true, kernel.OpFmod: true, kernel.OpPow: true,
-	kernel.OpMaximum: true, kernel.OpMinimum: true, kernel.OpAtan2: true, kernel.OpBitwiseAnd: true,
-	kernel.OpBitwiseOr: true, kernel.OpBitwiseXor: true, kernel.OpLogicalAnd: true, kernel.OpLogicalOr: true,
-	kernel.OpLogicalXor: true, kernel.OpEq: true, kernel.OpNe: true, kernel.OpLt: true, kernel.OpLe: true,
-	kernel.OpGt: true, kernel.OpGe: true,
 }
 
 func setAttr(a *cpukernels.Attrs, k int, s kernel.Scalar) {

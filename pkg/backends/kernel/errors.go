@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mindtorch/mindtorch/pkg/device"
@@ -107,28 +108,20 @@ func AsOpError(err error) *OpError {
 	return &OpError{Kind: ErrRuntime, Err: err}
 }
 
-func shapeString(s []int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, d := range s {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprint(&b, d)
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+// shapeString formats a shape compactly, as error summaries list inputs: [2 3].
+func shapeString(s []int) string { return formatShape(s, " ") }
 
 // ShapeString formats a shape as PyTorch prints sizes in messages: [2, 3].
-func ShapeString(s []int) string {
+func ShapeString(s []int) string { return formatShape(s, ", ") }
+
+func formatShape(s []int, sep string) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	for i, d := range s {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(sep)
 		}
-		fmt.Fprint(&b, d)
+		b.WriteString(strconv.Itoa(d))
 	}
 	b.WriteByte(']')
 	return b.String()

@@ -139,7 +139,7 @@ func Pointwise(c *kernel.Call) error {
 		}
 		rt.Add(promoted[i].DType, p)
 	}
-	if scalarOperand(c) {
+	if ScalarOperand(c) {
 		rt.Add(c.Scalars[0].DType(), dtype.Scalar)
 	}
 	if c.Op == kernel.OpMaskedFill && c.In[1].DType != dtype.Bool {
@@ -223,7 +223,9 @@ func setOutput(c *kernel.Call, out dtype.DType, shape []int) error {
 	return nil
 }
 
-func scalarOperand(c *kernel.Call) bool {
+// ScalarOperand reports whether a binary op's second operand is the Go
+// scalar in Scalars[0] (the call has one input).
+func ScalarOperand(c *kernel.Call) bool {
 	switch c.Op {
 	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv, kernel.OpRemainder, kernel.OpFmod,
 		kernel.OpPow, kernel.OpMaximum, kernel.OpMinimum, kernel.OpAtan2, kernel.OpBitwiseAnd,
