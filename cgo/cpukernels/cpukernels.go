@@ -90,3 +90,13 @@ func ISA() string {
 	}
 	return "generic"
 }
+
+// Reduce runs a reduction, scan or softmax (op: a C MT_R_* value) in dtype dt
+// over output positions [begin, end) of a contiguous [outer, r, inner] array
+// x (g: the incoming gradient of the softmax backward ops, else nil). out
+// gets the values (nil for argmax/argmin without values), idx the int64
+// indices of argmax/argmin.
+func Reduce(op, dt int, x, g unsafe.Pointer, outer, r, inner int, out, idx unsafe.Pointer, begin, end int, a *Attrs) error {
+	return status(C.mt_reduce(C.int(op), C.int(dt), x, g, C.int64_t(outer), C.int64_t(r), C.int64_t(inner),
+		out, (*C.int64_t)(idx), C.int64_t(begin), C.int64_t(end), cattrs(a)))
+}

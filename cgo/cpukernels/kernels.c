@@ -2,3 +2,4 @@
 #include "../../csrc/cpu/plan.c"
 #include "../../csrc/cpu/pointwise.c"
 #include "../../csrc/cpu/cast.c"
+#include "../../csrc/cpu/reduce.c"

@@ -86,6 +86,31 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);
 int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int64_t s1);
 
+/* Reductions, scans and softmax. Each works on x, a contiguous
+ * [outer, r, inner] array, along its middle dimension. */
+enum {
+  /* reductions: out is [outer, inner] */
+  MT_R_SUM, MT_R_MEAN, MT_R_PROD, MT_R_AMAX, MT_R_AMIN,
+  MT_R_ARGMAX, MT_R_ARGMIN, /* out: values (may be NULL), idx: int64 indices */
+  MT_R_VAR, MT_R_STD,       /* a.f[0]: the correction */
+  MT_R_NORM,                /* a.f[0]: p (0, 1, 2, inf, -inf or any) */
+  MT_R_LOGSUMEXP,
+  MT_R_ALL, MT_R_ANY,       /* x is bytes (bool); out bytes */
+  MT_R_COUNT_NONZERO,       /* x is bytes (bool); out int64 */
+  /* along the dimension: out is [outer, r, inner] */
+  MT_R_CUMSUM, MT_R_CUMPROD,
+  MT_R_SOFTMAX, MT_R_LOG_SOFTMAX,
+  MT_R_SOFTMAX_BACKWARD,     /* x: the softmax output, g: its gradient */
+  MT_R_LOG_SOFTMAX_BACKWARD, /* x: the log_softmax output, g: its gradient */
+  MT_NUM_REDUCTIONS
+};
+
+/* mt_reduce runs a reduction, scan or softmax in dtype over the output
+ * positions [begin, end) of the flattened [outer, inner] result. Floating
+ * sums are pairwise, so float32 sums keep their precision. */
+int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
+              void *out, int64_t *idx, int64_t begin, int64_t end, mt_attrs a);
+
 /* The instruction set the hot loops run with (chosen when the program
  * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */
 int mt_isa(void);

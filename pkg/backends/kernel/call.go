@@ -27,9 +27,11 @@ type Call struct {
 	Dim     int         // a single dim (softmax, cumsum, ...), normalized
 	KeepDim bool        // reductions keep reduced dims as size 1
 	DType   dtype.DType // a requested result dtype (sum, cast, creation)
-	Mode    int         // an op-specific enumeration (rounding mode, ...)
-	Ints    []int       // op-specific integers (shapes, sizes)
-	Random  Random      // the generator of random ops
+	// HasDType says that DType was requested (reductions, softmax: PyTorch's dtype=).
+	HasDType bool
+	Mode     int    // an op-specific enumeration (rounding mode, ...)
+	Ints     []int  // op-specific integers (shapes, sizes)
+	Random   Random // the generator of random ops
 
 	// ComputeDType is the dtype the kernel computes in, set by the meta
 	// function of pointwise ops (the promoted dtype of the inputs).

@@ -1,0 +1,432 @@
+/* Reductions, scans and softmax along the middle dimension of a contiguous
+ * [outer, r, inner] array.
+ *
+ * A kernel gets a block of nc neighbouring columns: x points at its first
+ * element in row 0, rows are `inner` elements apart. With inner == 1 the
+ * block is one contiguous row and the loops run along it (vectorised);
+ * otherwise they run across the columns of the block, row after row, so
+ * that memory is read in order. Columns go in tiles of TILE so that the
+ * accumulators stay on the stack. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "loops.h"
+
+#define TILE 256
+#define LEAF 256 /* elements summed directly before pairwise halving */
+
+typedef int (*mt_red)(const void *x, const void *g, int64_t r, int64_t inner, int64_t nc, void *out,
+                      int64_t *idx, const mt_attrs *a);
+
+static mt_red rtable[MT_NUM_REDUCTIONS][MT_NUM_DTYPES];
+
+#define RREG(ID, DT, fn) \
+  __attribute__((constructor)) static void rreg_##fn(void) { rtable[ID][DT] = (mt_red)fn; }
+
+#ifndef ISNAN
+#define ISNAN(x) ((x) != (x))
+#endif
+
+/* ---- sums: pairwise for floating types ---- */
+
+#define SUM_FUNCS(T, S)                                                        \
+  /* sum_row: the pairwise sum of a contiguous row. */                         \
+  MT_CLONES static T sum_row_##S(const T *x, int64_t n) {                      \
+    if (n <= LEAF) {                                                           \
+      T acc[16] = {0};                                                         \
+      int64_t i = 0;                                                           \
+      for (; i + 16 <= n; i += 16)                                             \
+        for (int j = 0; j < 16; j++) acc[j] += x[i + j];                       \
+      T t = 0;                                                                 \
+      for (; i < n; i++) t += x[i];                                            \
+      for (int w = 8; w >= 1; w /= 2)                                          \
+        for (int j = 0; j < w; j++) acc[j] += acc[j + w];                      \
+      return acc[0] + t;                                                       \
+    }                                                                          \
+    int64_t h = (n / 2 + 15) / 16 * 16;                                        \
+    return sum_row_##S(x, h) + sum_row_##S(x + h, n - h);                      \
+  }                                                                            \
+  /* sum_cols: the pairwise sums over r rows of nc <= TILE columns. */         \
+  MT_CLONES static void sum_cols_##S(const T *x, int64_t r, int64_t inner,     \
+                                     int64_t nc, T *out) {                     \
+    if (r <= 16) {                                                             \
+      for (int64_t j = 0; j < nc; j++) out[j] = 0;                             \
+      for (int64_t k = 0; k < r; k++) {                                        \
+        const T *row = x + k * inner;                                          \
+        for (int64_t j = 0; j < nc; j++) out[j] += row[j];                     \
+      }                                                                        \
+      return;                                                                  \
+    }                                                                          \
+    T tmp[TILE];                                                               \
+    int64_t h = r / 2;                                                         \
+    sum_cols_##S(x, h, inner, nc, out);                                        \
+    sum_cols_##S(x + h * inner, r - h, inner, nc, tmp);                        \
+    for (int64_t j = 0; j < nc; j++) out[j] += tmp[j];                         \
+  }
+
+SUM_FUNCS(float, f32)
+SUM_FUNCS(double, f64)
+
+/* Integer sums wrap around, as PyTorch's do. */
+static int64_t sum_row_i64(const int64_t *x, int64_t n) {
+  uint64_t s = 0;
+  for (int64_t i = 0; i < n; i++) s += (uint64_t)x[i];
+  return (int64_t)s;
+}
+static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc, int64_t *out) {
+  uint64_t *o = (uint64_t *)out;
+  for (int64_t j = 0; j < nc; j++) o[j] = 0;
+  for (int64_t k = 0; k < r; k++)
+    for (int64_t j = 0; j < nc; j++) o[j] += (uint64_t)x[k * inner + j];
+}
+
+/* Tiles: call BODY for each tile of at most TILE columns, with x, g, out,
+ * idx advanced and nc set to the tile's width. */
+#define TILES(...)                                                             \
+  for (int64_t c0 = 0; c0 < nc_all; c0 += TILE) {                              \
+    const int64_t nc = nc_all - c0 < TILE ? nc_all - c0 : TILE;                \
+    __typeof__(x_all) x = x_all + c0;                                          \
+    __typeof__(x_all) g = g_all ? g_all + c0 : 0;                              \
+    (void)g;                                                                   \
+    __VA_ARGS__                                                                \
+  }
+
+#define KERNEL(name, T, OT)                                                    \
+  static int name(const T *x_all, const T *g_all, int64_t r, int64_t inner,    \
+                  int64_t nc_all, OT *out_all, int64_t *idx_all, const mt_attrs *a)
+
+/* The reductions of one floating or integer type T; ACC is the type of
+ * accumulations other than the pairwise sum. */
+#define REDUCE_TYPE(T, S, DT, ACC, FLOAT)                                      \
+  KERNEL(sum_##S, T, T) {                                                      \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    if (inner == 1) { out_all[0] = sum_row_##S(x_all, r); return 0; }          \
+    TILES(sum_cols_##S(x, r, inner, nc, out_all + c0);)                        \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_SUM, DT, sum_##S)                                                  \
+  KERNEL(prod_##S, T, T) {                                                     \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0;                                                   \
+      for (int64_t j = 0; j < nc; j++) out[j] = 1;                             \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) out[j] = (T)(out[j] * x[k * inner + j]);) \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_PROD, DT, prod_##S)                                                \
+  /* amax/amin: a NaN wins and stays. */                                       \
+  MT_CLONES KERNEL(amax_##S, T, T) {                                           \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0;                                                   \
+      for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          out[j] = (v > out[j] || ISNAN(v)) ? v : out[j];                      \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_AMAX, DT, amax_##S)                                                \
+  MT_CLONES KERNEL(amin_##S, T, T) {                                           \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0;                                                   \
+      for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          out[j] = (v < out[j] || ISNAN(v)) ? v : out[j];                      \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_AMIN, DT, amin_##S)                                                \
+  /* argmax/argmin: the first extreme; the first NaN if there is one. */       \
+  KERNEL(argmax_##S, T, T) {                                                   \
+    (void)g_all; (void)a;                                                      \
+    TILES(                                                                     \
+      T best[TILE]; int64_t *bi = idx_all + c0;                                \
+      for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          if (!ISNAN(best[j]) && (v > best[j] || ISNAN(v))) { best[j] = v; bi[j] = k; } \
+        }                                                                      \
+      if (out_all) memcpy(out_all + c0, best, nc * sizeof(T));)                \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_ARGMAX, DT, argmax_##S)                                            \
+  KERNEL(argmin_##S, T, T) {                                                   \
+    (void)g_all; (void)a;                                                      \
+    TILES(                                                                     \
+      T best[TILE]; int64_t *bi = idx_all + c0;                                \
+      for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          if (!ISNAN(best[j]) && (v < best[j] || ISNAN(v))) { best[j] = v; bi[j] = k; } \
+        }                                                                      \
+      if (out_all) memcpy(out_all + c0, best, nc * sizeof(T));)                \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_ARGMIN, DT, argmin_##S)                                            \
+  KERNEL(cumsum_##S, T, T) {                                                   \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0; ACC acc[TILE];                                    \
+      for (int64_t j = 0; j < nc; j++) acc[j] = 0;                             \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          acc[j] = FLOAT ? acc[j] + x[k * inner + j]                           \
+                         : (ACC)((uint64_t)acc[j] + (uint64_t)x[k * inner + j]); \
+          out[k * inner + j] = (T)acc[j];                                      \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_CUMSUM, DT, cumsum_##S)                                            \
+  KERNEL(cumprod_##S, T, T) {                                                  \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0; ACC acc[TILE];                                    \
+      for (int64_t j = 0; j < nc; j++) acc[j] = 1;                             \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          acc[j] = FLOAT ? acc[j] * x[k * inner + j]                           \
+                         : (ACC)((uint64_t)acc[j] * (uint64_t)x[k * inner + j]); \
+          out[k * inner + j] = (T)acc[j];                                      \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_CUMPROD, DT, cumprod_##S)
+
+REDUCE_TYPE(float, f32, MT_F32, double, 1)
+REDUCE_TYPE(double, f64, MT_F64, double, 1)
+REDUCE_TYPE(int64_t, i64, MT_I64, int64_t, 0)
+
+/* The reductions of floating types only: they accumulate in double. */
+#define FLOAT_TYPE(T, S, DT)                                                   \
+  KERNEL(mean_##S, T, T) {                                                     \
+    int st = sum_##S(x_all, g_all, r, inner, nc_all, out_all, idx_all, a);     \
+    for (int64_t j = 0; j < nc_all; j++) out_all[j] = out_all[j] / (T)r;       \
+    return st;                                                                 \
+  }                                                                            \
+  RREG(MT_R_MEAN, DT, mean_##S)                                                \
+  /* var and std: two passes, the mean and then the squared deviations. */     \
+  static int moments_##S(const T *x_all, int64_t r, int64_t inner,             \
+                         int64_t nc_all, T *out_all, double correction, int std) { \
+    const T *g_all = 0;                                                        \
+    TILES(                                                                     \
+      double mean[TILE], ss[TILE];                                             \
+      for (int64_t j = 0; j < nc; j++) mean[j] = ss[j] = 0;                    \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) mean[j] += x[k * inner + j];          \
+      for (int64_t j = 0; j < nc; j++) mean[j] /= (double)r;                   \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          double d = x[k * inner + j] - mean[j];                               \
+          ss[j] += d * d;                                                      \
+        }                                                                      \
+      double div = (double)r - correction;                                     \
+      if (div < 0) div = 0;                                                    \
+      for (int64_t j = 0; j < nc; j++) {                                       \
+        double v = ss[j] / div;                                                \
+        out_all[c0 + j] = (T)(std ? sqrt(v) : v);                              \
+      })                                                                       \
+    return 0;                                                                  \
+  }                                                                            \
+  KERNEL(var_##S, T, T) {                                                      \
+    (void)g_all; (void)idx_all;                                                \
+    return moments_##S(x_all, r, inner, nc_all, out_all, a->f[0], 0);          \
+  }                                                                            \
+  RREG(MT_R_VAR, DT, var_##S)                                                  \
+  KERNEL(std_##S, T, T) {                                                      \
+    (void)g_all; (void)idx_all;                                                \
+    return moments_##S(x_all, r, inner, nc_all, out_all, a->f[0], 1);          \
+  }                                                                            \
+  RREG(MT_R_STD, DT, std_##S)                                                  \
+  /* norm: p = inf and -inf are the extreme magnitudes, p = 0 the count of    \
+   * non-zeros, any other p the p-th root of the sum of |x|^p. */             \
+  KERNEL(norm_##S, T, T) {                                                     \
+    (void)idx_all;                                                             \
+    const double p = a->f[0];                                                  \
+    TILES(                                                                     \
+      double acc[TILE];                                                        \
+      const int ext = isinf(p);                                                \
+      for (int64_t j = 0; j < nc; j++) acc[j] = ext ? fabs((double)x[j]) : 0;  \
+      for (int64_t k = ext ? 1 : 0; k < r; k++)                                \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          double v = fabs((double)x[k * inner + j]);                           \
+          if (p == 2) acc[j] += v * v;                                         \
+          else if (p == 1) acc[j] += v;                                        \
+          else if (p == 0) acc[j] += v != 0;                                   \
+          else if (ext && p > 0) acc[j] = (v > acc[j] || ISNAN(v)) ? v : acc[j]; \
+          else if (ext) acc[j] = (v < acc[j] || ISNAN(v)) ? v : acc[j];        \
+          else acc[j] += pow(v, p);                                            \
+        }                                                                      \
+      for (int64_t j = 0; j < nc; j++) {                                       \
+        double v = acc[j];                                                     \
+        if (p == 2) v = sqrt(v);                                               \
+        else if (p != 1 && p != 0 && !ext) v = pow(v, 1 / p);                  \
+        out_all[c0 + j] = (T)v;                                                \
+      })                                                                       \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_NORM, DT, norm_##S)                                                \
+  /* logsumexp: max + log(sum(exp(x - max))), with an infinite max taken as 0. */ \
+  KERNEL(logsumexp_##S, T, T) {                                                \
+    (void)idx_all;                                                             \
+    TILES(                                                                     \
+      double m[TILE], s[TILE];                                                 \
+      for (int64_t j = 0; j < nc; j++) { m[j] = r ? x[j] : 0; s[j] = 0; }      \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          double v = x[k * inner + j];                                         \
+          m[j] = (v > m[j] || ISNAN(v)) ? v : m[j];                            \
+        }                                                                      \
+      for (int64_t j = 0; j < nc; j++) if (isinf(m[j])) m[j] = 0;              \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) s[j] += exp(x[k * inner + j] - m[j]); \
+      for (int64_t j = 0; j < nc; j++) out_all[c0 + j] = (T)(log(s[j]) + m[j]);) \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_LOGSUMEXP, DT, logsumexp_##S)                                      \
+  /* softmax and log_softmax: subtract the max, exponentiate, normalise. */     \
+  static int softmax_any_##S(const T *x_all, int64_t r, int64_t inner,         \
+                             int64_t nc_all, T *out_all, int logs) {           \
+    const T *g_all = 0;                                                        \
+    TILES(                                                                     \
+      T *out = out_all + c0; T m[TILE]; double s[TILE];                        \
+      for (int64_t j = 0; j < nc; j++) { m[j] = x[j]; s[j] = 0; }              \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          m[j] = (v > m[j] || ISNAN(v)) ? v : m[j];                            \
+        }                                                                      \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T e = (T)exp((double)(x[k * inner + j] - m[j]));                     \
+          s[j] += e;                                                           \
+          if (!logs) out[k * inner + j] = e;                                   \
+        }                                                                      \
+      for (int64_t j = 0; j < nc; j++) s[j] = logs ? log(s[j]) : 1 / s[j];     \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T *o = &out[k * inner + j];                                          \
+          *o = logs ? (T)(x[k * inner + j] - m[j] - s[j]) : (T)(*o * s[j]);    \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  KERNEL(softmax_##S, T, T) {                                                  \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    return softmax_any_##S(x_all, r, inner, nc_all, out_all, 0);               \
+  }                                                                            \
+  RREG(MT_R_SOFTMAX, DT, softmax_##S)                                          \
+  KERNEL(log_softmax_##S, T, T) {                                              \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    return softmax_any_##S(x_all, r, inner, nc_all, out_all, 1);               \
+  }                                                                            \
+  RREG(MT_R_LOG_SOFTMAX, DT, log_softmax_##S)                                  \
+  /* The gradients: softmax gx = y * (g - sum(g * y)); log_softmax             \
+   * gx = g - exp(y) * sum(g). x is the forward output y. */                    \
+  KERNEL(softmax_backward_##S, T, T) {                                         \
+    (void)idx_all; (void)a;                                                    \
+    TILES(                                                                     \
+      T *out = out_all + c0; double s[TILE];                                   \
+      for (int64_t j = 0; j < nc; j++) s[j] = 0;                               \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) s[j] += (double)g[k * inner + j] * x[k * inner + j]; \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          int64_t e = k * inner + j;                                           \
+          out[e] = (T)(x[e] * (g[e] - s[j]));                                  \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_SOFTMAX_BACKWARD, DT, softmax_backward_##S)                        \
+  KERNEL(log_softmax_backward_##S, T, T) {                                     \
+    (void)idx_all; (void)a;                                                    \
+    TILES(                                                                     \
+      T *out = out_all + c0; double s[TILE];                                   \
+      for (int64_t j = 0; j < nc; j++) s[j] = 0;                               \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) s[j] += g[k * inner + j];             \
+      for (int64_t k = 0; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          int64_t e = k * inner + j;                                           \
+          out[e] = (T)(g[e] - exp((double)x[e]) * s[j]);                       \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  RREG(MT_R_LOG_SOFTMAX_BACKWARD, DT, log_softmax_backward_##S)
+
+FLOAT_TYPE(float, f32, MT_F32)
+FLOAT_TYPE(double, f64, MT_F64)
+
+/* ---- bool reductions over bytes that are 0 or 1 ---- */
+
+static int all_b(const uint8_t *x_all, const uint8_t *g_all, int64_t r, int64_t inner, int64_t nc_all,
+                 uint8_t *out_all, int64_t *idx_all, const mt_attrs *a) {
+  (void)g_all; (void)idx_all; (void)a;
+  for (int64_t j = 0; j < nc_all; j++) out_all[j] = 1;
+  for (int64_t k = 0; k < r; k++)
+    for (int64_t j = 0; j < nc_all; j++) out_all[j] &= x_all[k * inner + j] != 0;
+  return 0;
+}
+RREG(MT_R_ALL, MT_BOOL, all_b)
+
+static int any_b(const uint8_t *x_all, const uint8_t *g_all, int64_t r, int64_t inner, int64_t nc_all,
+                 uint8_t *out_all, int64_t *idx_all, const mt_attrs *a) {
+  (void)g_all; (void)idx_all; (void)a;
+  for (int64_t j = 0; j < nc_all; j++) out_all[j] = 0;
+  for (int64_t k = 0; k < r; k++)
+    for (int64_t j = 0; j < nc_all; j++) out_all[j] |= x_all[k * inner + j] != 0;
+  return 0;
+}
+RREG(MT_R_ANY, MT_BOOL, any_b)
+
+static int count_b(const uint8_t *x_all, const uint8_t *g_all, int64_t r, int64_t inner, int64_t nc_all,
+                   int64_t *out_all, int64_t *idx_all, const mt_attrs *a) {
+  (void)g_all; (void)idx_all; (void)a;
+  for (int64_t j = 0; j < nc_all; j++) out_all[j] = 0;
+  for (int64_t k = 0; k < r; k++)
+    for (int64_t j = 0; j < nc_all; j++) out_all[j] += x_all[k * inner + j] != 0;
+  return 0;
+}
+RREG(MT_R_COUNT_NONZERO, MT_BOOL, count_b)
+
+/* ---- the entry point ---- */
+
+static int is_along(int op) { return op >= MT_R_CUMSUM; }
+
+static int out_size(int op, int dtype) {
+  static const int sizes[MT_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  if (op == MT_R_COUNT_NONZERO) return 8;
+  return sizes[dtype];
+}
+
+int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
+              void *out, int64_t *idx, int64_t begin, int64_t end, mt_attrs a) {
+  (void)outer;
+  if (op < 0 || op >= MT_NUM_REDUCTIONS || dtype < 0 || dtype >= MT_NUM_DTYPES) return MT_ERR_UNSUPPORTED;
+  mt_red fn = rtable[op][dtype];
+  if (!fn) return MT_ERR_UNSUPPORTED;
+  const int64_t es = out_size(MT_R_SUM, dtype), os = out_size(op, dtype);
+  /* Walk the positions row of [outer, inner] by row, a block of columns at a time. */
+  while (begin < end) {
+    const int64_t o = begin / inner, c0 = begin % inner;
+    int64_t c1 = inner;
+    if (o == (end - 1) / inner) c1 = (end - 1) % inner + 1;
+    const int64_t base = o * r * inner + c0; /* element of x at row 0, column c0 */
+    const char *xp = (const char *)x + base * es;
+    const char *gp = g ? (const char *)g + base * es : 0;
+    char *op_out = 0;
+    if (out) op_out = (char *)out + (is_along(op) ? base : o * inner + c0) * os;
+    int64_t *ip = idx ? idx + o * inner + c0 : 0;
+    int st = fn(xp, gp, r, inner, c1 - c0, op_out, ip, &a);
+    if (st != MT_OK) return st;
+    begin += c1 - c0;
+  }
+  return MT_OK;
+}

@@ -1,0 +1,302 @@
+package cpu
+
+import (
+	"runtime"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/backends/meta"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// rOps maps the reductions, scans and softmax ops to the C engine's.
+var rOps = map[kernel.OpID]int{
+	kernel.OpSum: cpukernels.RSum, kernel.OpMean: cpukernels.RMean, kernel.OpProd: cpukernels.RProd,
+	kernel.OpAmax: cpukernels.RAmax, kernel.OpAmin: cpukernels.RAmin,
+	kernel.OpMaxDim: cpukernels.RArgmax, kernel.OpMinDim: cpukernels.RArgmin,
+	kernel.OpArgmax: cpukernels.RArgmax, kernel.OpArgmin: cpukernels.RArgmin,
+	kernel.OpVar: cpukernels.RVar, kernel.OpStd: cpukernels.RStd, kernel.OpNorm: cpukernels.RNorm,
+	kernel.OpLogSumExp: cpukernels.RLogSumExp, kernel.OpAll: cpukernels.RAll, kernel.OpAny: cpukernels.RAny,
+	kernel.OpCountNonzero: cpukernels.RCountNonzero,
+	kernel.OpCumsum:       cpukernels.RCumsum, kernel.OpCumprod: cpukernels.RCumprod,
+	kernel.OpSoftmax: cpukernels.RSoftmax, kernel.OpLogSoftmax: cpukernels.RLogSoftmax,
+	kernel.OpSoftmaxBackward: cpukernels.RSoftmaxBackward, kernel.OpLogSoftmaxBackward: cpukernels.RLogSoftmaxBackward,
+}
+
+func init() {
+	for op := range rOps {
+		kernel.Register(op, device.CPU, reduceKernel)
+	}
+}
+
+// reduceEngineDType is the dtype the C engine reduces in: float16 and
+// bfloat16 in float32, integers in int64, and bool (for all, any and
+// count_nonzero) as bytes.
+func reduceEngineDType(op kernel.OpID, compute dtype.DType) dtype.DType {
+	switch {
+	case op == kernel.OpAll || op == kernel.OpAny || op == kernel.OpCountNonzero:
+		return dtype.Bool
+	case compute.IsFloatingPoint():
+		return engineDType(compute)
+	}
+	return dtype.Int64
+}
+
+// reduceKernel runs every reduction, scan and softmax: it views (or copies)
+// the input as a contiguous [outer, r, inner] array in the engine's dtype
+// and lets the C engine work along the middle dimension.
+func reduceKernel(c *kernel.Call) error {
+	in := &c.In[0]
+	eng := reduceEngineDType(c.Op, c.ComputeDType)
+	along := c.Op >= kernel.OpCumsum && c.Op <= kernel.OpLogSoftmaxBackward
+	var x, g kernel.Operand
+	var outer, r, inner int
+	var err error
+	if along {
+		if x, err = asContiguous(in, eng); err != nil {
+			return err
+		}
+		outer, r, inner = split3(in.Shape, c.Dim)
+		if c.Op == kernel.OpSoftmaxBackward || c.Op == kernel.OpLogSoftmaxBackward {
+			// In[0] is the gradient, In[1] the forward output: the engine reads x = output, g = gradient.
+			g = x
+			if x, err = asContiguous(&c.In[1], eng); err != nil {
+				return err
+			}
+		}
+	} else {
+		mask := meta.ReducedMask(c, len(in.Shape))
+		if x, outer, r, inner, err = reductionLayout(in, mask, eng); err != nil {
+			return err
+		}
+	}
+
+	var a cpukernels.Attrs
+	a.F[0] = c.Scalars[0].Float()
+	cop := rOps[c.Op]
+
+	// The values go straight into Out[0] when its dtype is the engine's.
+	outDT := eng
+	switch c.Op {
+	case kernel.OpCountNonzero:
+		outDT = dtype.Int64
+	case kernel.OpArgmax, kernel.OpArgmin:
+		outDT = dtype.Int64
+	}
+	values := &c.Out[0]
+	var idx unsafe.Pointer
+	if c.Op == kernel.OpArgmax || c.Op == kernel.OpArgmin {
+		idx = values.Data()
+		values = nil
+	} else if c.Op == kernel.OpMaxDim || c.Op == kernel.OpMinDim {
+		idx = c.Out[1].Data()
+	}
+	var tmp kernel.Operand
+	var outPtr unsafe.Pointer
+	if values != nil {
+		if values.DType == outDT && values.IsContiguous() {
+			outPtr = values.Data()
+		} else {
+			tmp = newContiguous(values.Shape, outDT)
+			outPtr = tmp.Data()
+		}
+	}
+	if err := runReduce(cop, eng, x, g, outer, r, inner, outPtr, idx, &a); err != nil {
+		return err
+	}
+	if values != nil && tmp.Mem != nil {
+		return castInto(opnd(values), values.DType, opnd(&tmp), outDT, values.Shape)
+	}
+	return nil
+}
+
+// runReduce calls the engine over every output position, split across
+// cores when the work is large: by output positions when there are enough
+// of them, else (a reduction to one value) by chunks of the reduced
+// dimension whose partial results are then reduced again.
+func runReduce(cop int, eng dtype.DType, x, g kernel.Operand, outer, r, inner int, out, idx unsafe.Pointer, a *cpukernels.Attrs) error {
+	positions := outer * inner
+	workers := runtime.GOMAXPROCS(0)
+	xp, gp := x.Data(), g.Data()
+	if r == 0 || kernel.Numel(x.Shape) == 0 {
+		xp, gp = nil, nil
+	}
+	call := func(b, e int) error {
+		err := cpukernels.Reduce(cop, int(eng), xp, gp, outer, r, inner, out, idx, b, e, a)
+		if err != nil {
+			return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
+		}
+		return nil
+	}
+	work := positions * r
+	if work < grain || workers == 1 {
+		return call(0, positions)
+	}
+	if positions >= workers {
+		return parallelPositions(positions, r, call)
+	}
+	if positions == 1 && splittable(cop) {
+		return splitReduce(cop, eng, xp, r, out, a, workers)
+	}
+	return call(0, positions)
+}
+
+// parallelPositions splits output positions so that each share holds
+// about the same number of input elements.
+func parallelPositions(positions, r int, call func(b, e int) error) error {
+	return parallel(positions*max(r, 1), func(b, e int) error {
+		r := max(r, 1)
+		pb, pe := (b+r-1)/r, (e+r-1)/r
+		if pb >= pe {
+			return nil
+		}
+		return call(pb, pe)
+	})
+}
+
+// splittable reports whether a reduction to one value can be computed as
+// the same reduction of partial results.
+func splittable(cop int) bool {
+	switch cop {
+	case cpukernels.RSum, cpukernels.RMean, cpukernels.RProd, cpukernels.RAmax, cpukernels.RAmin,
+		cpukernels.RAll, cpukernels.RAny, cpukernels.RCountNonzero:
+		return true
+	}
+	return false
+}
+
+// splitReduce reduces r contiguous elements to one value in chunks, one per
+// worker, then reduces the partial results: sums (and the sums behind a
+// mean and a count) by summing them.
+func splitReduce(cop int, eng dtype.DType, x unsafe.Pointer, r int, out unsafe.Pointer, a *cpukernels.Attrs, workers int) error {
+	partOp, partDT := cop, eng
+	combine := cop
+	switch cop {
+	case cpukernels.RMean:
+		partOp, combine = cpukernels.RSum, cpukernels.RSum
+	case cpukernels.RCountNonzero:
+		partDT, combine = dtype.Int64, cpukernels.RSum
+	}
+	parts := Allocate(workers * partDT.ItemSize())
+	defer runtime.KeepAlive(parts)
+	chunk := (r + workers - 1) / workers // r >= grain > workers: no chunk is empty
+	es := eng.ItemSize()
+	err := eachWorker(workers, func(w int) error {
+		lo, hi := w*chunk, min(r, (w+1)*chunk)
+		dst := unsafe.Add(parts.ptr, w*partDT.ItemSize())
+		return cpukernels.Reduce(partOp, int(eng), unsafe.Add(x, lo*es), nil, 1, hi-lo, 1, dst, nil, 0, 1, a)
+	})
+	if err == nil {
+		err = cpukernels.Reduce(combine, int(partDT), parts.ptr, nil, 1, workers, 1, out, nil, 0, 1, a)
+	}
+	if err != nil {
+		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
+	}
+	if cop == cpukernels.RMean { // divide in the result's precision, as the kernel does
+		if eng == dtype.Float32 {
+			*(*float32)(out) /= float32(r)
+		} else {
+			*(*float64)(out) /= float64(r)
+		}
+	}
+	return nil
+}
+
+// split3 views shape as [outer, r, inner] around dim.
+func split3(shape []int, dim int) (outer, r, inner int) {
+	outer, r, inner = 1, 1, 1
+	for d, n := range shape {
+		switch {
+		case d < dim:
+			outer *= n
+		case d == dim:
+			r = n
+		default:
+			inner *= n
+		}
+	}
+	return
+}
+
+// reductionLayout returns the input as a contiguous [outer, r, inner] array
+// of dtype eng with the reduced dims in the middle: the input itself when
+// its dtype is eng and its memory already has that order (contiguous with
+// the reduced dims adjacent, or reduced dims innermost after a
+// permutation, as in a transposed matrix), else a copy.
+func reductionLayout(in *kernel.Operand, mask []bool, eng dtype.DType) (x kernel.Operand, outer, r, inner int, err error) {
+	nd := len(in.Shape)
+	outer, r, inner = 1, 1, 1
+	if in.DType == eng && in.IsContiguous() {
+		// Reduced dims (ignoring size-1 dims) forming one block.
+		first, last := -1, -1
+		for d := range nd {
+			if mask[d] && in.Shape[d] != 1 {
+				if first < 0 {
+					first = d
+				}
+				last = d
+			}
+		}
+		block := true
+		for d := first + 1; first >= 0 && d < last; d++ {
+			if !mask[d] && in.Shape[d] != 1 {
+				block = false
+			}
+		}
+		if block {
+			for d, n := range in.Shape {
+				switch {
+				case first < 0 || d < first:
+					outer *= n
+				case d <= last:
+					r *= n
+				default:
+					inner *= n
+				}
+			}
+			return *in, outer, r, inner, nil
+		}
+	}
+	// Kept dims first, then reduced dims, each in their order.
+	perm := make([]int, 0, nd)
+	for d := range nd {
+		if !mask[d] {
+			perm = append(perm, d)
+			outer *= in.Shape[d]
+		}
+	}
+	for d := range nd {
+		if mask[d] {
+			perm = append(perm, d)
+			r *= in.Shape[d]
+		}
+	}
+	pv := kernel.Operand{Mem: in.Mem, Ptr: in.Ptr, DType: in.DType, Offset: in.Offset,
+		Shape: make([]int, nd), Strides: make([]int, nd)}
+	for i, d := range perm {
+		pv.Shape[i], pv.Strides[i] = in.Shape[d], in.Strides[d]
+	}
+	if in.DType == eng && pv.IsContiguous() {
+		return pv, outer, r, 1, nil
+	}
+	x, err = contiguousCopy(&pv, eng)
+	return x, outer, r, 1, err
+}
+
+// asContiguous returns o itself when it is contiguous in dtype d, else a
+// contiguous copy in d.
+func asContiguous(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
+	if o.DType == d && o.IsContiguous() {
+		return *o, nil
+	}
+	return contiguousCopy(o, d)
+}
+
+// newContiguous allocates a contiguous operand.
+func newContiguous(shape []int, d dtype.DType) kernel.Operand {
+	t := kernel.Operand{DType: d, Shape: shape, Strides: kernel.ContiguousStrides(shape, make([]int, len(shape)))}
+	t.Bind(Allocate(kernel.Numel(shape) * d.ItemSize()))
+	return t
+}
