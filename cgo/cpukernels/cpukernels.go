@@ -5,7 +5,8 @@ package cpukernels
 
 /*
 #cgo CFLAGS: -O3 -I${SRCDIR}/../../include -I${SRCDIR}/../../csrc/cpu
-#cgo LDFLAGS: -lm
+#cgo LDFLAGS: -lm -ldl
+#include <stdlib.h>
 #include "mindtorch/cpu_kernels.h"
 */
 import "C"
@@ -99,4 +100,36 @@ func ISA() string {
 func Reduce(op, dt int, x, g unsafe.Pointer, outer, r, inner int, out, idx unsafe.Pointer, begin, end int, a *Attrs) error {
 	return status(C.mt_reduce(C.int(op), C.int(dt), x, g, C.int64_t(outer), C.int64_t(r), C.int64_t(inner),
 		out, (*C.int64_t)(idx), C.int64_t(begin), C.int64_t(end), cattrs(a)))
+}
+
+// LoadBLAS opens an OpenBLAS library by path or soname. It returns the
+// library's build configuration, or an error saying why it could not.
+func LoadBLAS(path string) (string, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var msg [512]C.char
+	st := C.mt_blas_load(cpath, &msg[0], C.int(len(msg)))
+	text := C.GoString(&msg[0])
+	if st != C.MT_OK {
+		return "", errors.New(text)
+	}
+	return text, nil
+}
+
+// SetBLASThreads sets the thread count of the loaded OpenBLAS.
+func SetBLASThreads(n int) { C.mt_blas_set_threads(C.int(n)) }
+
+// Gemm computes batch products c = alpha*op(a)@op(b) + beta*c (see mt_gemm).
+func Gemm(dt int, ta, tb bool, m, n, k int, alpha float64, a unsafe.Pointer, lda, sa int,
+	b unsafe.Pointer, ldb, sb int, beta float64, c unsafe.Pointer, ldc, sc, batch int) error {
+	return status(C.mt_gemm(C.int(dt), cbool(ta), cbool(tb), C.int64_t(m), C.int64_t(n), C.int64_t(k), C.double(alpha),
+		a, C.int64_t(lda), C.int64_t(sa), b, C.int64_t(ldb), C.int64_t(sb), C.double(beta), c, C.int64_t(ldc),
+		C.int64_t(sc), C.int64_t(batch)))
+}
+
+func cbool(v bool) C.int {
+	if v {
+		return 1
+	}
+	return 0
 }

@@ -3,3 +3,4 @@
 #include "../../csrc/cpu/pointwise.c"
 #include "../../csrc/cpu/cast.c"
 #include "../../csrc/cpu/reduce.c"
+#include "../../csrc/cpu/gemm.c"

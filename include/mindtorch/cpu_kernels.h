@@ -111,6 +111,23 @@ enum {
 int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
               void *out, int64_t *idx, int64_t begin, int64_t end, mt_attrs a);
 
+/* mt_blas_load opens an OpenBLAS library (a path or a soname) and finds
+ * cblas_sgemm and cblas_dgemm. On success msg gets the library's build
+ * configuration; on failure, why it failed. */
+int mt_blas_load(const char *path, char *msg, int msglen);
+
+/* mt_blas_set_threads sets the loaded OpenBLAS's thread count. */
+void mt_blas_set_threads(int n);
+
+/* mt_gemm computes batch products c = alpha * op(a) @ op(b) + beta * c of
+ * row-major matrices (op: transposed when ta / tb is set); m x k times
+ * k x n; ld* are leading dimensions and s* the strides between the
+ * matrices of the batch, in elements. float32 and float64 go to OpenBLAS
+ * (MT_ERR_UNSUPPORTED when none is loaded), int64 to a plain loop. */
+int mt_gemm(int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+            int64_t sa, const void *b, int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
+            int64_t batch);
+
 /* The instruction set the hot loops run with (chosen when the program
  * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */
 int mt_isa(void);

@@ -1,0 +1,187 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// product runs a matrix product op over tensors ts, with Scalars beta and alpha.
+func product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
+	for _, t := range ts {
+		if t.err != nil {
+			return t
+		}
+	}
+	dev, err := deviceOf(op, ts...)
+	if err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(op, dev, len(ts), 1)
+	for i, t := range ts {
+		c.In[i] = t.operand()
+	}
+	c.Scalars[0], c.Scalars[1] = beta, alpha
+	return run(c)
+}
+
+// Mm returns the matrix product of t ([n, k]) and other ([k, m]).
+func (t *Tensor) Mm(other *Tensor) *Tensor { return product(kernel.OpMm, one, one, t, other) }
+
+// Bmm returns the batch matrix product of t ([b, n, k]) and other ([b, k, m]).
+func (t *Tensor) Bmm(other *Tensor) *Tensor { return product(kernel.OpBmm, one, one, t, other) }
+
+// Addmm returns beta*input + alpha*(mat1 @ mat2), input broadcasting to the
+// product's shape (with beta = 0, input is not read: its NaNs do not count).
+func Addmm(input, mat1, mat2 *Tensor, beta, alpha any) *Tensor {
+	b, a, err := betaAlpha(beta, alpha)
+	if err != nil {
+		return failed(err)
+	}
+	return product(kernel.OpAddmm, b, a, input, mat1, mat2)
+}
+
+// Baddbmm returns beta*input + alpha*(batch1 @ batch2) for batches of matrices.
+func Baddbmm(input, batch1, batch2 *Tensor, beta, alpha any) *Tensor {
+	b, a, err := betaAlpha(beta, alpha)
+	if err != nil {
+		return failed(err)
+	}
+	return product(kernel.OpBaddbmm, b, a, input, batch1, batch2)
+}
+
+func betaAlpha(beta, alpha any) (kernel.Scalar, kernel.Scalar, error) {
+	b, err := kernel.ScalarOf(beta)
+	if err != nil {
+		return b, b, err
+	}
+	a, err := kernel.ScalarOf(alpha)
+	return b, a, err
+}
+
+// Dot returns the inner product of two 1-D tensors of one size and dtype.
+func (t *Tensor) Dot(other *Tensor) *Tensor { return product(kernel.OpDot, one, one, t, other) }
+
+// Mv returns the product of the matrix t ([n, k]) and the vector v ([k]).
+func (t *Tensor) Mv(v *Tensor) *Tensor {
+	if err := firstErr(t, v); err != nil {
+		return failed(err)
+	}
+	if t.Dim() != 2 || v.Dim() != 1 || t.shape[1] != v.shape[0] {
+		return failed(matmulError("mv", t, v, "vector + matrix @ vector expected, got %dD and %dD tensors with shapes %s and %s",
+			t.Dim(), v.Dim(), kernel.ShapeString(t.shape), kernel.ShapeString(v.shape)))
+	}
+	return t.Mm(v.Unsqueeze(1)).SqueezeDim(1)
+}
+
+// Outer returns the outer product of two 1-D tensors.
+func (t *Tensor) Outer(other *Tensor) *Tensor {
+	if err := firstErr(t, other); err != nil {
+		return failed(err)
+	}
+	if t.Dim() != 1 || other.Dim() != 1 {
+		return failed(matmulError("outer", t, other, "outer: Expected 1-D argument self, but got %dD and %dD tensors",
+			t.Dim(), other.Dim()))
+	}
+	return t.Unsqueeze(1).Mul(other.Unsqueeze(0))
+}
+
+// MatMul is torch.matmul: the dot product of vectors, the matrix product
+// of matrices, a vector as a row or column of a matrix product (its dim
+// removed afterwards), and batched products with broadcast batch dims.
+func (t *Tensor) MatMul(other *Tensor) *Tensor {
+	if err := firstErr(t, other); err != nil {
+		return failed(err)
+	}
+	da, db := t.Dim(), other.Dim()
+	switch {
+	case da == 0 || db == 0:
+		return failed(matmulError("matmul", t, other, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db))
+	case da == 1 && db == 1:
+		return t.Dot(other)
+	case da == 2 && db == 1:
+		if t.shape[1] != other.shape[0] {
+			return failed(matmulError("matmul", t, other, "size mismatch, got %d, %dx%d,%d", t.shape[0], t.shape[0], t.shape[1], other.shape[0]))
+		}
+		return t.Mm(other.Unsqueeze(1)).SqueezeDim(1)
+	case da == 1 && db == 2:
+		return t.Unsqueeze(0).Mm(other).SqueezeDim(0)
+	case da == 2 && db == 2:
+		return t.Mm(other)
+	case da >= 3 && db <= 2:
+		// Fold the batch dims of t into its rows: one matrix product.
+		k := t.shape[da-1]
+		out := t.Reshape(-1, k)
+		if db == 1 {
+			out = out.Mm(other.Unsqueeze(1))
+			return out.View(t.shape[:da-1]...)
+		}
+		out = out.Mm(other)
+		shape := append(append([]int(nil), t.shape[:da-1]...), other.shape[1])
+		return out.View(shape...)
+	}
+	// Batched: vectors become a row (t) or a column (other), batch dims broadcast.
+	a, b := t, other
+	if da == 1 {
+		a = a.Unsqueeze(0)
+	}
+	if db == 1 {
+		b = b.Unsqueeze(1)
+	}
+	n, k := a.shape[a.Dim()-2], a.shape[a.Dim()-1]
+	k2, m := b.shape[b.Dim()-2], b.shape[b.Dim()-1]
+	if k != k2 {
+		return failed(matmulError("matmul", t, other, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
+			batchNumel(a), k, batchNumel(b), k2))
+	}
+	batch, err := kernel.BroadcastShapes(a.shape[:a.Dim()-2], b.shape[:b.Dim()-2])
+	if err != nil {
+		return failed(matmulError("matmul", t, other, "%s", kernel.AsOpError(err).Detail))
+	}
+	bn := kernel.Numel(batch)
+	a3 := a.Expand(append(append([]int(nil), batch...), n, k)...).Reshape(bn, n, k)
+	b3 := b.Expand(append(append([]int(nil), batch...), k, m)...).Reshape(bn, k, m)
+	out := a3.Bmm(b3)
+	shape := append([]int(nil), batch...)
+	if da > 1 {
+		shape = append(shape, n)
+	}
+	if db > 1 {
+		shape = append(shape, m)
+	}
+	return out.View(shape...)
+}
+
+func batchNumel(t *Tensor) int { return kernel.Numel(t.shape[:t.Dim()-2]) }
+
+// Linear returns x @ weight.T + bias (bias may be nil): PyTorch's
+// nn.functional.linear, weight being [out_features, in_features].
+func Linear(x, weight, bias *Tensor) *Tensor {
+	if bias == nil {
+		return x.MatMul(weight.T())
+	}
+	if x.Dim() == 2 {
+		return Addmm(bias, x, weight.T(), 1, 1)
+	}
+	return x.MatMul(weight.T()).Add(bias)
+}
+
+// firstErr is the error of the first failed tensor.
+func firstErr(ts ...*Tensor) error {
+	for _, t := range ts {
+		if t.err != nil {
+			return t.err
+		}
+	}
+	return nil
+}
+
+func matmulError(op string, a, b *Tensor, format string, args ...any) error {
+	e := kernel.Errorf(kernel.ErrShape, format, args...)
+	e.Op = op
+	for _, t := range []*Tensor{a, b} {
+		e.Shapes = append(e.Shapes, append([]int(nil), t.shape...))
+		e.DTypes = append(e.DTypes, t.dtype)
+		e.Devices = append(e.Devices, t.Device())
+	}
+	return e
+}
