@@ -51,6 +51,16 @@ func Run(c *kernel.Call) error {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
 			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
 	}
+	if c.Dynamic {
+		if c.Device.Type == device.Meta {
+			return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
+				"the output shape of %s depends on the data, which the meta device does not have", c.Op))
+		}
+		if err := run(c); err != nil {
+			return decorate(c, err)
+		}
+		return nil
+	}
 	if !c.OutGiven {
 		for i := range c.Out {
 			o := &c.Out[i]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/mindtorch/mindtorch/cgo/cpukernels"
 	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 )
 
@@ -28,7 +27,7 @@ func Backends() []BackendInfo {
 	}
 	return []BackendInfo{
 		{Device: "cpu", Available: true, Detail: fmt.Sprintf("%s/%s, kernels %s, %s, %d cores used",
-			runtime.GOOS, runtime.GOARCH, cpukernels.ISA(), blas, runtime.GOMAXPROCS(0))},
+			runtime.GOOS, runtime.GOARCH, cpu.ISA(), blas, runtime.GOMAXPROCS(0))},
 		{Device: "meta", Available: true, Detail: "shapes and dtypes only"},
 		{Device: "npu", Available: false, Detail: "the NPU backend is not built into this version"},
 	}

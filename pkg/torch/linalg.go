@@ -67,7 +67,7 @@ func (t *Tensor) Mv(v *Tensor) *Tensor {
 		return failed(err)
 	}
 	if t.Dim() != 2 || v.Dim() != 1 || t.shape[1] != v.shape[0] {
-		return failed(matmulError("mv", t, v, "vector + matrix @ vector expected, got %dD and %dD tensors with shapes %s and %s",
+		return failed(pairError(kernel.ErrShape, "mv", t, v, "vector + matrix @ vector expected, got %dD and %dD tensors with shapes %s and %s",
 			t.Dim(), v.Dim(), kernel.ShapeString(t.shape), kernel.ShapeString(v.shape)))
 	}
 	return t.Mm(v.Unsqueeze(1)).SqueezeDim(1)
@@ -79,7 +79,7 @@ func (t *Tensor) Outer(other *Tensor) *Tensor {
 		return failed(err)
 	}
 	if t.Dim() != 1 || other.Dim() != 1 {
-		return failed(matmulError("outer", t, other, "outer: Expected 1-D argument self, but got %dD and %dD tensors",
+		return failed(pairError(kernel.ErrShape, "outer", t, other, "outer: Expected 1-D argument self, but got %dD and %dD tensors",
 			t.Dim(), other.Dim()))
 	}
 	return t.Unsqueeze(1).Mul(other.Unsqueeze(0))
@@ -95,12 +95,12 @@ func (t *Tensor) MatMul(other *Tensor) *Tensor {
 	da, db := t.Dim(), other.Dim()
 	switch {
 	case da == 0 || db == 0:
-		return failed(matmulError("matmul", t, other, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db))
+		return failed(pairError(kernel.ErrShape, "matmul", t, other, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db))
 	case da == 1 && db == 1:
 		return t.Dot(other)
 	case da == 2 && db == 1:
 		if t.shape[1] != other.shape[0] {
-			return failed(matmulError("matmul", t, other, "size mismatch, got %d, %dx%d,%d", t.shape[0], t.shape[0], t.shape[1], other.shape[0]))
+			return failed(pairError(kernel.ErrShape, "matmul", t, other, "size mismatch, got %d, %dx%d,%d", t.shape[0], t.shape[0], t.shape[1], other.shape[0]))
 		}
 		return t.Mm(other.Unsqueeze(1)).SqueezeDim(1)
 	case da == 1 && db == 2:
@@ -130,12 +130,12 @@ func (t *Tensor) MatMul(other *Tensor) *Tensor {
 	n, k := a.shape[a.Dim()-2], a.shape[a.Dim()-1]
 	k2, m := b.shape[b.Dim()-2], b.shape[b.Dim()-1]
 	if k != k2 {
-		return failed(matmulError("matmul", t, other, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
+		return failed(pairError(kernel.ErrShape, "matmul", t, other, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].",
 			batchNumel(a), k, batchNumel(b), k2))
 	}
 	batch, err := kernel.BroadcastShapes(a.shape[:a.Dim()-2], b.shape[:b.Dim()-2])
 	if err != nil {
-		return failed(matmulError("matmul", t, other, "%s", kernel.AsOpError(err).Detail))
+		return failed(pairError(kernel.ErrShape, "matmul", t, other, "%s", kernel.AsOpError(err).Detail))
 	}
 	bn := kernel.Numel(batch)
 	a3 := a.Expand(append(append([]int(nil), batch...), n, k)...).Reshape(bn, n, k)
@@ -175,8 +175,8 @@ func firstErr(ts ...*Tensor) error {
 	return nil
 }
 
-func matmulError(op string, a, b *Tensor, format string, args ...any) error {
-	e := kernel.Errorf(kernel.ErrShape, format, args...)
+func pairError(kind error, op string, a, b *Tensor, format string, args ...any) error {
+	e := kernel.Errorf(kind, format, args...)
 	e.Op = op
 	for _, t := range []*Tensor{a, b} {
 		e.Shapes = append(e.Shapes, append([]int(nil), t.shape...))

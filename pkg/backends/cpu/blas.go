@@ -66,3 +66,6 @@ func useOpenBLAS() bool {
 }
 
 var forceGonum bool
+
+// ISA is the instruction set the CPU kernels run with: "avx512", "avx2" or "generic".
+func ISA() string { return cpukernels.ISA() }

@@ -104,3 +104,75 @@ func forEach(o *kernel.Operand, f func(p unsafe.Pointer)) {
 		}
 	}
 }
+
+// loadInt reads an element of an integer or bool dtype d.
+func loadInt(p unsafe.Pointer, d dtype.DType) int64 {
+	switch d {
+	case dtype.Bool, dtype.Uint8:
+		return int64(*(*uint8)(p))
+	case dtype.Int8:
+		return int64(*(*int8)(p))
+	case dtype.Int16:
+		return int64(*(*int16)(p))
+	case dtype.Int32:
+		return int64(*(*int32)(p))
+	case dtype.Int64:
+		return *(*int64)(p)
+	}
+	return int64(loadFloat(p, d))
+}
+
+// combine folds the element at src into the one at dst with a reduction
+// of scatter (kernel.ReduceSum, ...), in dtype d.
+func combine(d dtype.DType, mode int, dst, src unsafe.Pointer) {
+	switch d {
+	case dtype.Float32:
+		combineT((*float32)(dst), *(*float32)(src), mode)
+	case dtype.Float64:
+		combineT((*float64)(dst), *(*float64)(src), mode)
+	case dtype.Float16, dtype.BFloat16:
+		a, b := float32(loadFloat(dst, d)), float32(loadFloat(src, d))
+		combineT(&a, b, mode)
+		storeFloat(dst, d, float64(a))
+	case dtype.Bool:
+		a, b := *(*uint8)(dst) != 0, *(*uint8)(src) != 0
+		switch mode {
+		case kernel.ReduceSum, kernel.ReduceAmax, kernel.ReduceMean:
+			a = a || b
+		case kernel.ReduceProd, kernel.ReduceAmin:
+			a = a && b
+		}
+		*(*uint8)(dst) = b2u(a)
+	case dtype.Uint8:
+		combineT((*uint8)(dst), *(*uint8)(src), mode)
+	case dtype.Int8:
+		combineT((*int8)(dst), *(*int8)(src), mode)
+	case dtype.Int16:
+		combineT((*int16)(dst), *(*int16)(src), mode)
+	case dtype.Int32:
+		combineT((*int32)(dst), *(*int32)(src), mode)
+	case dtype.Int64:
+		combineT((*int64)(dst), *(*int64)(src), mode)
+	}
+}
+
+type number interface {
+	~uint8 | ~int8 | ~int16 | ~int32 | ~int64 | ~float32 | ~float64
+}
+
+func combineT[T number](dst *T, v T, mode int) {
+	switch mode {
+	case kernel.ReduceSum, kernel.ReduceMean:
+		*dst += v
+	case kernel.ReduceProd:
+		*dst *= v
+	case kernel.ReduceAmax:
+		if v > *dst || v != v {
+			*dst = v
+		}
+	case kernel.ReduceAmin:
+		if v < *dst || v != v {
+			*dst = v
+		}
+	}
+}

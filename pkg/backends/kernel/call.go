@@ -33,6 +33,11 @@ type Call struct {
 	Ints     []int  // op-specific integers (shapes, sizes)
 	Random   Random // the generator of random ops
 
+	// Dynamic says that the outputs' shapes depend on the data (nonzero,
+	// masked_select, unique): the meta function sets only their dtypes, and
+	// the kernel allocates and lays them out. The meta device cannot run such ops.
+	Dynamic bool
+
 	// ComputeDType is the dtype the kernel computes in, set by the meta
 	// function of pointwise ops (the promoted dtype of the inputs).
 	ComputeDType dtype.DType

@@ -1,0 +1,516 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/backends/meta"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// runOp dispatches op over tensors ts on their common device; set fills in
+// the call's attributes. It returns the call's first output.
+func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tensor {
+	if err := firstErr(ts...); err != nil {
+		return failed(err)
+	}
+	dev, err := deviceOf(op, ts...)
+	if err != nil {
+		return failed(err)
+	}
+	c := dispatch.NewCall(op, dev, len(ts), 1)
+	for i, t := range ts {
+		c.In[i] = t.operand()
+	}
+	if set != nil {
+		if err := set(c); err != nil {
+			dispatch.Free(c)
+			return failed(ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
+		}
+	}
+	return run(c)
+}
+
+// runOp2 is runOp for ops with two outputs.
+func runOp2(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) (*Tensor, *Tensor) {
+	if err := firstErr(ts...); err != nil {
+		return failed(err), failed(err)
+	}
+	c := dispatch.NewCall(op, ts[0].Device(), len(ts), 2)
+	for i, t := range ts {
+		c.In[i] = t.operand()
+	}
+	if set != nil {
+		if err := set(c); err != nil {
+			dispatch.Free(c)
+			e := failed(ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
+			return e, e
+		}
+	}
+	if err := dispatch.Run(c); err != nil {
+		dispatch.Free(c)
+		return failed(err), failed(err)
+	}
+	a, b := result(c, 0), result(c, 1)
+	dispatch.Free(c)
+	return a, b
+}
+
+// withDim normalizes dim against ndim into c.Dim.
+func withDim(dim, ndim int) func(c *kernel.Call) error {
+	return func(c *kernel.Call) error {
+		d, err := kernel.NormalizeDim(dim, ndim)
+		c.Dim = d
+		return err
+	}
+}
+
+// Cat concatenates tensors along dim; their dtypes promote to a common one.
+func Cat(ts []*Tensor, dim int) *Tensor {
+	if len(ts) == 0 {
+		return failed(kernel.Errorf(kernel.ErrArgument, "torch.cat(): expected a non-empty list of Tensors"))
+	}
+	ndim := 1
+	for _, t := range ts {
+		if t.err == nil && !(t.Dim() == 1 && t.shape[0] == 0) {
+			ndim = t.Dim()
+			break
+		}
+	}
+	return runOp(kernel.OpCat, withDim(dim, ndim), ts...)
+}
+
+// Stack joins tensors of one shape along a new dim.
+func Stack(ts []*Tensor, dim int) *Tensor {
+	if len(ts) == 0 {
+		return failed(kernel.Errorf(kernel.ErrArgument, "stack expects a non-empty TensorList"))
+	}
+	if err := firstErr(ts...); err != nil {
+		return failed(err)
+	}
+	d, err := kernel.NormalizeDim(dim, ts[0].Dim()+1)
+	if err != nil {
+		return failed(ts[0].opError("stack", kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
+	}
+	us := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		if !kernel.EqualShapes(t.shape, ts[0].shape) {
+			return failed(t.opError("stack", kernel.ErrShape, "stack expects each tensor to be equal size, but got %s at "+
+				"entry 0 and %s at entry %d", kernel.ShapeString(ts[0].shape), kernel.ShapeString(t.shape), i))
+		}
+		us[i] = t.Unsqueeze(d)
+	}
+	return Cat(us, d)
+}
+
+// HStack concatenates along dim 1 (dim 0 for 1-D tensors).
+func HStack(ts []*Tensor) *Tensor {
+	if len(ts) > 0 && ts[0].err == nil && ts[0].Dim() == 1 {
+		return Cat(ts, 0)
+	}
+	return Cat(ts, 1)
+}
+
+// VStack concatenates along dim 0, 1-D tensors becoming rows.
+func VStack(ts []*Tensor) *Tensor {
+	us := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		us[i] = t
+		if t.err == nil && t.Dim() < 2 {
+			us[i] = t.Reshape(1, -1)
+		}
+	}
+	return Cat(us, 0)
+}
+
+// Flip reverses the order of elements along dims (a copy, as in PyTorch).
+func (t *Tensor) Flip(dims ...int) *Tensor {
+	return runOp(kernel.OpFlip, func(c *kernel.Call) error { return setDims(c, dims, t.Dim()) }, t)
+}
+
+// Roll shifts elements along dims by shifts, wrapping around; with no dims
+// the tensor is rolled flattened and restored to its shape.
+func (t *Tensor) Roll(shifts []int, dims ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if len(dims) == 0 {
+		if len(shifts) != 1 {
+			return failed(t.opError("roll", kernel.ErrArgument, "shifts must be a single value when dims is empty"))
+		}
+		return t.Flatten(0, -1).Roll(shifts, 0).View(t.shape...)
+	}
+	if len(shifts) != len(dims) {
+		return failed(t.opError("roll", kernel.ErrArgument, "shifts and dimensions must align. shifts: %d, dims:%d",
+			len(shifts), len(dims)))
+	}
+	out := t
+	for i, dim := range dims {
+		d, err := kernel.NormalizeDim(dim, t.Dim())
+		if err != nil {
+			return failed(t.opError("roll", kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
+		}
+		n := t.shape[d]
+		if n == 0 {
+			continue
+		}
+		s := ((shifts[i] % n) + n) % n
+		if s == 0 {
+			if out == t {
+				out = t.Clone()
+			}
+			continue
+		}
+		out = Cat([]*Tensor{out.Narrow(d, n-s, s), out.Narrow(d, 0, n-s)}, d)
+	}
+	return out
+}
+
+// Repeat tiles the tensor reps[i] times along each dim; reps may have more
+// dims than t (new leading dims).
+func (t *Tensor) Repeat(reps ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if len(reps) < t.Dim() {
+		return failed(t.opError("repeat", kernel.ErrArgument, "Number of dimensions of repeat dims can not be smaller "+
+			"than number of dimensions of tensor"))
+	}
+	lead := len(reps) - t.Dim()
+	// View as [1, s0, 1, s1, ...], expand to [r0, s0, r1, s1, ...], merge pairs.
+	pairs := make([]int, 0, 2*len(reps))
+	expand := make([]int, 0, 2*len(reps))
+	final := make([]int, len(reps))
+	for i, r := range reps {
+		if r < 0 {
+			return failed(t.opError("repeat", kernel.ErrArgument, "Trying to create tensor with negative dimension %d", r))
+		}
+		s := 1
+		if i >= lead {
+			s = t.shape[i-lead]
+		}
+		pairs = append(pairs, 1, s)
+		expand = append(expand, r, s)
+		final[i] = r * s
+	}
+	return t.Reshape(pairs...).Expand(expand...).Reshape(final...)
+}
+
+// Tile is Repeat with reps padded with leading ones to t's rank.
+func (t *Tensor) Tile(reps ...int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	for len(reps) < t.Dim() {
+		reps = append([]int{1}, reps...)
+	}
+	return t.Repeat(reps...)
+}
+
+// RepeatInterleave repeats each element (each slice along dim) n times.
+func (t *Tensor) RepeatInterleave(n int, dim int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if n < 0 {
+		return failed(t.opError("repeat_interleave", kernel.ErrArgument, "repeats can not be negative"))
+	}
+	d, err := kernel.NormalizeDim(dim, t.Dim())
+	if err != nil {
+		return failed(t.opError("repeat_interleave", kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
+	}
+	if t.Dim() == 0 {
+		return t.Reshape(1).Expand(n).Contiguous()
+	}
+	u := t.Unsqueeze(d + 1)
+	shape := append([]int(nil), u.shape...)
+	shape[d+1] = n
+	final := append([]int(nil), t.shape...)
+	final[d] *= n
+	return u.Expand(shape...).Reshape(final...)
+}
+
+// Tril keeps the elements on and below the diagonal-th diagonal of the
+// last two dims, zeroing the rest.
+func (t *Tensor) Tril(diagonal int) *Tensor { return t.triangle("tril", diagonal, true) }
+
+// Triu keeps the elements on and above the diagonal-th diagonal.
+func (t *Tensor) Triu(diagonal int) *Tensor { return t.triangle("triu", diagonal, false) }
+
+func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.Dim() < 2 {
+		return failed(t.opError(op, kernel.ErrShape, "%s: input tensor must have at least 2 dimensions", op))
+	}
+	n, m := t.shape[t.Dim()-2], t.shape[t.Dim()-1]
+	dev := OnDevice(t.Device())
+	// col - row compared with k: a [n, m] mask.
+	diff := Arange(m, dev).Unsqueeze(0).Sub(Arange(n, dev).Unsqueeze(1))
+	var mask *Tensor
+	if lower {
+		mask = diff.LeScalar(k)
+	} else {
+		mask = diff.GeScalar(k)
+	}
+	return Where(mask, t, Zeros(nil, WithDType(t.dtype), dev))
+}
+
+// Diag builds a square matrix with the 1-D t on its diagonal-th diagonal,
+// or returns the diagonal-th diagonal of the 2-D t as a new 1-D tensor.
+func (t *Tensor) Diag(diagonal int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	switch t.Dim() {
+	case 1:
+		n := t.shape[0] + abs(diagonal)
+		out := Zeros([]int{n, n}, WithDType(t.dtype), OnDevice(t.Device()))
+		out.diagonalView(diagonal).Copy_(t)
+		return out
+	case 2:
+		return t.diagonalView(diagonal).Clone()
+	}
+	return failed(t.opError("diag", kernel.ErrShape, "diag(): Supports 1D or 2D tensors. Got %dD", t.Dim()))
+}
+
+// diagonalView is the diagonal-th diagonal of the 2-D t as a 1-D view.
+func (t *Tensor) diagonalView(k int) *Tensor {
+	n, m := t.shape[0], t.shape[1]
+	off := t.offset
+	var length int
+	if k >= 0 {
+		length = max(0, min(n, m-k))
+		off += k * t.strides[1]
+	} else {
+		length = max(0, min(n+k, m))
+		off -= k * t.strides[0]
+	}
+	if length == 0 {
+		off = t.offset
+	}
+	return t.AsStrided([]int{length}, []int{t.strides[0] + t.strides[1]}, off)
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// Gather picks, along dim, the elements of t named by index (int64, of t's
+// rank); the result has the index's shape.
+func (t *Tensor) Gather(dim int, index *Tensor) *Tensor {
+	return runOp(kernel.OpGather, withDim(dim, t.Dim()), t, index)
+}
+
+// Scatter returns a copy of t with src's elements written, along dim, at
+// the positions index names (where positions repeat, one write wins).
+func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
+	return runOp(kernel.OpScatter, withDim(dim, t.Dim()), t, index, src)
+}
+
+// ScatterValue is Scatter with one value for every position.
+func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return failed(err)
+	}
+	return runOp(kernel.OpScatter, func(c *kernel.Call) error {
+		c.Scalars[0] = s
+		return withDim(dim, t.Dim())(c)
+	}, t, index)
+}
+
+// ScatterAdd returns a copy of t with src's elements added, along dim, at
+// the positions index names.
+func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
+	return runOp(kernel.OpScatterAdd, withDim(dim, t.Dim()), t, index, src)
+}
+
+// ScatterReduce combines src into a copy of t at the positions index names
+// with reduce "sum", "prod", "mean", "amax" or "amin"; without includeSelf,
+// t's values at those positions do not take part.
+func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
+	modes := map[string]int{"sum": kernel.ReduceSum, "prod": kernel.ReduceProd, "mean": kernel.ReduceMean,
+		"amax": kernel.ReduceAmax, "amin": kernel.ReduceAmin}
+	mode, ok := modes[reduce]
+	if !ok {
+		return failed(t.opError("scatter_reduce", kernel.ErrArgument, "reduce argument must be either sum, prod, mean, "+
+			"amax or amin, got %s", reduce))
+	}
+	return runOp(kernel.OpScatterReduce, func(c *kernel.Call) error {
+		c.Mode, c.KeepDim = mode, includeSelf
+		return withDim(dim, t.Dim())(c)
+	}, t, index, src)
+}
+
+// IndexSelect picks the slices along dim named by the 1-D index.
+func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
+	return runOp(kernel.OpIndexSelect, withDim(dim, t.Dim()), t, index)
+}
+
+// IndexAdd returns a copy of t with alpha*source[.., i, ..] added to the
+// slice index[i] along dim.
+func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
+	a, err := kernel.ScalarOf(alpha)
+	if err != nil {
+		return failed(err)
+	}
+	return runOp(kernel.OpIndexAdd, func(c *kernel.Call) error {
+		c.Scalars[0] = a
+		return withDim(dim, t.Dim())(c)
+	}, t, index, source)
+}
+
+// MaskedSelect returns, as a 1-D tensor, the elements of t where the bool
+// mask (broadcast with t) is true.
+func (t *Tensor) MaskedSelect(mask *Tensor) *Tensor {
+	return runOp(kernel.OpMaskedSelect, nil, t, mask)
+}
+
+// Nonzero returns the indices of the non-zero elements, int64 [count, ndim].
+func (t *Tensor) Nonzero() *Tensor { return runOp(kernel.OpNonzero, nil, t) }
+
+// Index is t[index]: with a bool index over t's leading dims, the selected
+// elements (or slices) in order; with an int64 index, the slices along dim
+// 0 it names (negative indices count from the end), shaped as the index
+// followed by t's remaining dims.
+func (t *Tensor) Index(index *Tensor) *Tensor {
+	if err := firstErr(t, index); err != nil {
+		return failed(err)
+	}
+	if index.dtype == Bool {
+		k := index.Dim()
+		if k > t.Dim() || !kernel.EqualShapes(index.shape, t.shape[:k]) {
+			return failed(pairError(kernel.ErrShape, "index", t, index, "The shape of the mask %s does not match the shape of the "+
+				"indexed tensor %s", kernel.ShapeString(index.shape), kernel.ShapeString(t.shape)))
+		}
+		if k == t.Dim() {
+			return t.MaskedSelect(index)
+		}
+		rest := t.shape[k:]
+		flat := t.Reshape(append([]int{-1}, rest...)...)
+		return flat.IndexSelect(0, index.Reshape(-1).Nonzero().SqueezeDim(1))
+	}
+	if t.Dim() == 0 {
+		return failed(t.opError("index", kernel.ErrIndex, "invalid index of a 0-dim tensor"))
+	}
+	if index.dtype != Int64 && index.dtype != Int32 {
+		return failed(pairError(kernel.ErrDType, "index", t, index, "tensors used as indices must be long, int, byte or bool tensors"))
+	}
+	n := t.shape[0]
+	idx := index.Reshape(-1)
+	idx = Where(idx.LtScalar(0), idx.AddScalar(n), idx) // negative indices count from the end
+	out := t.IndexSelect(0, idx)
+	return out.View(append(append([]int(nil), index.shape...), t.shape[1:]...)...)
+}
+
+// Sort sorts along dim (stably: equal elements keep their order; NaN sorts
+// as the largest value) and returns the values and their int64 indices.
+func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
+	return runOp2(kernel.OpSort, func(c *kernel.Call) error {
+		c.KeepDim = descending
+		return withDim(dim, t.Dim())(c)
+	}, t)
+}
+
+// Argsort returns the indices that sort t along dim.
+func (t *Tensor) Argsort(dim int, descending bool) *Tensor {
+	_, idx := t.Sort(dim, descending)
+	return idx
+}
+
+// Topk returns the k largest (or smallest) elements along dim, sorted, and
+// their indices.
+func (t *Tensor) Topk(k, dim int, largest bool) (values, indices *Tensor) {
+	return runOp2(kernel.OpTopk, func(c *kernel.Call) error {
+		c.KeepDim = largest
+		c.Ints = c.NewInts(1)
+		c.Ints[0] = k
+		return withDim(dim, t.Dim())(c)
+	}, t)
+}
+
+// Unique returns the sorted distinct elements of t, the index of each
+// element of t among them (t's shape), and how often each occurs.
+func (t *Tensor) Unique() (values, inverse, counts *Tensor) {
+	if t.err != nil {
+		return t, t, t
+	}
+	c := dispatch.NewCall(kernel.OpUnique, t.Device(), 1, 3)
+	c.In[0] = t.operand()
+	c.Mode = meta.UniqueInverse | meta.UniqueCounts
+	if err := dispatch.Run(c); err != nil {
+		dispatch.Free(c)
+		e := failed(err)
+		return e, e, e
+	}
+	values, inverse, counts = result(c, 0), result(c, 1), result(c, 2)
+	dispatch.Free(c)
+	return values, inverse, counts
+}
+
+// Searchsorted returns, for each value, the index in sorted (1-D, or one
+// row per leading position of values) where it would be inserted to keep
+// the order: before equal elements, or after them when right is set.
+func Searchsorted(sorted, values *Tensor, right bool) *Tensor {
+	return runOp(kernel.OpSearchsorted, func(c *kernel.Call) error {
+		c.KeepDim = right
+		return nil
+	}, sorted, values)
+}
+
+// OneHot returns int64 one-hot vectors of numClasses classes for the int64
+// class indices of t ([..., numClasses]); numClasses < 0 means max(t)+1.
+func OneHot(t *Tensor, numClasses int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if t.dtype != Int64 {
+		return failed(t.opError("one_hot", kernel.ErrDType, "one_hot is only applicable to index tensor."))
+	}
+	if t.Numel() > 0 {
+		lo, err := t.Min().ItemInt()
+		if err != nil {
+			return failed(err)
+		}
+		if lo < 0 {
+			return failed(t.opError("one_hot", kernel.ErrArgument, "Class values must be non-negative."))
+		}
+		hi, err := t.Max().ItemInt()
+		if err != nil {
+			return failed(err)
+		}
+		if numClasses < 0 {
+			numClasses = int(hi) + 1
+		} else if int(hi) >= numClasses {
+			return failed(t.opError("one_hot", kernel.ErrArgument, "Class values must be smaller than num_classes."))
+		}
+	} else if numClasses < 0 {
+		return failed(t.opError("one_hot", kernel.ErrArgument, "Can not infer total number of classes from empty tensor."))
+	}
+	shape := append(append([]int(nil), t.shape...), numClasses)
+	zeros := Zeros(shape, WithDType(Int64), OnDevice(t.Device()))
+	return zeros.ScatterValue(-1, t.Unsqueeze(-1), 1)
+}
+
+// Embedding looks up the rows of weight ([num, dim]) named by the int64
+// indices, giving [indices..., dim]: PyTorch's nn.functional.embedding.
+func Embedding(indices, weight *Tensor) *Tensor {
+	if err := firstErr(indices, weight); err != nil {
+		return failed(err)
+	}
+	if weight.Dim() != 2 {
+		return failed(weight.opError("embedding", kernel.ErrShape, "'weight' must be 2-D"))
+	}
+	if indices.dtype != Int64 && indices.dtype != Int32 {
+		return failed(pairError(kernel.ErrDType, "embedding", weight, indices, "Expected tensor for argument #1 'indices' to have one "+
+			"of the following scalar types: Long, Int; but got %s instead", kernel.PyName(indices.dtype)))
+	}
+	out := weight.IndexSelect(0, indices.Reshape(-1))
+	if out.err != nil {
+		return failed(pairError(kernel.ErrIndex, "embedding", weight, indices, "index out of range in self"))
+	}
+	return out.View(append(append([]int(nil), indices.shape...), weight.shape[1])...)
+}
