@@ -137,3 +137,11 @@ func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
 	c.In[0], c.In[1], c.In[2] = a.operand(), b.operand(), c3.operand()
 	return run(c)
 }
+
+// LerpScalar returns start + weight*(end - start) for a Go scalar weight.
+func LerpScalar(start, end *Tensor, weight float64) *Tensor {
+	return runOp(kernel.OpLerp, func(c *kernel.Call) error {
+		c.Scalars[0] = kernel.FloatScalar(weight)
+		return nil
+	}, start, end)
+}

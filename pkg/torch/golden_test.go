@@ -78,6 +78,9 @@ func num(v any) float64 {
 	case string:
 		f, _ := strconv.ParseFloat(x, 64)
 		return f
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return f
 	}
 	return math.NaN()
 }

@@ -239,6 +239,16 @@ func (t *Tensor) LogSumExpKeepDim(dims ...int) *Tensor {
 // All reports whether every element over dims (all when none) is non-zero.
 func (t *Tensor) All(dims ...int) *Tensor { return reduction{op: kernel.OpAll, dims: dims}.run(t) }
 
+// AllKeepDim is All keeping the reduced dims as size 1.
+func (t *Tensor) AllKeepDim(dims ...int) *Tensor {
+	return reduction{op: kernel.OpAll, dims: dims, keepDim: true}.run(t)
+}
+
+// AnyKeepDim is Any keeping the reduced dims as size 1.
+func (t *Tensor) AnyKeepDim(dims ...int) *Tensor {
+	return reduction{op: kernel.OpAny, dims: dims, keepDim: true}.run(t)
+}
+
 // Any reports whether some element over dims (all when none) is non-zero.
 func (t *Tensor) Any(dims ...int) *Tensor { return reduction{op: kernel.OpAny, dims: dims}.run(t) }
 

@@ -142,6 +142,13 @@ func Pointwise(c *kernel.Call) error {
 	if ScalarOperand(c) {
 		rt.Add(c.Scalars[0].DType(), dtype.Scalar)
 	}
+	if c.Op == kernel.OpClamp { // the bounds take part in type promotion
+		for k, bit := range [2]int{kernel.ClampMin, kernel.ClampMax} {
+			if c.Mode&bit != 0 {
+				rt.Add(c.Scalars[k].DType(), dtype.Scalar)
+			}
+		}
+	}
 	if c.Op == kernel.OpMaskedFill && c.In[1].DType != dtype.Bool {
 		return kernel.Errorf(kernel.ErrDType, "masked_fill_ only supports boolean masks, but got mask with dtype %s", c.In[1].DType.Name())
 	}
