@@ -14,7 +14,8 @@
 #include "loops.h"
 
 #define TILE 256
-#define LEAF 256 /* elements summed directly before pairwise halving */
+#define LEAF 2048 /* elements summed directly before pairwise halving */
+#define LANES 64 /* independent accumulators: four vector registers of floats */
 
 typedef int (*mt_red)(const void *x, const void *g, int64_t r, int64_t inner, int64_t nc, void *out,
                       int64_t *idx, const mt_attrs *a);
@@ -34,17 +35,17 @@ static mt_red rtable[MT_NUM_REDUCTIONS][MT_NUM_DTYPES];
   /* sum_row: the pairwise sum of a contiguous row. */                         \
   MT_CLONES static T sum_row_##S(const T *x, int64_t n) {                      \
     if (n <= LEAF) {                                                           \
-      T acc[16] = {0};                                                         \
+      T acc[LANES] = {0};                                                      \
       int64_t i = 0;                                                           \
-      for (; i + 16 <= n; i += 16)                                             \
-        for (int j = 0; j < 16; j++) acc[j] += x[i + j];                       \
+      for (; i + LANES <= n; i += LANES)                                       \
+        for (int j = 0; j < LANES; j++) acc[j] += x[i + j];                    \
       T t = 0;                                                                 \
       for (; i < n; i++) t += x[i];                                            \
-      for (int w = 8; w >= 1; w /= 2)                                          \
+      for (int w = LANES / 2; w >= 1; w /= 2)                                  \
         for (int j = 0; j < w; j++) acc[j] += acc[j + w];                      \
       return acc[0] + t;                                                       \
     }                                                                          \
-    int64_t h = (n / 2 + 15) / 16 * 16;                                        \
+    int64_t h = (n / 2 + LANES - 1) / LANES * LANES;                           \
     return sum_row_##S(x, h) + sum_row_##S(x + h, n - h);                      \
   }                                                                            \
   /* sum_cols: the pairwise sums over r rows of nc <= TILE columns. */         \

@@ -62,3 +62,43 @@ func BenchmarkRelu1e6(b *testing.B) {
 		x.Relu()
 	}
 }
+
+func BenchmarkSum16M(b *testing.B) {
+	x := torch.Ones([]int{16 << 20})
+	b.SetBytes(4 << 24)
+	for b.Loop() {
+		x.Sum()
+	}
+}
+
+func BenchmarkSumDim1024(b *testing.B) {
+	x := torch.Randn([]int{1024, 1024})
+	for b.Loop() {
+		x.Sum(0)
+	}
+}
+
+func BenchmarkSoftmax1024(b *testing.B) {
+	x := torch.Randn([]int{1024, 1024})
+	for b.Loop() {
+		x.Softmax(1)
+	}
+}
+
+func benchMatmul(b *testing.B, n int, transposed bool) {
+	x, y := torch.Randn([]int{n, n}), torch.Randn([]int{n, n})
+	if transposed {
+		y = y.T()
+	}
+	b.ReportMetric(0, "ns/op")
+	start := b.Elapsed()
+	for b.Loop() {
+		x.MatMul(y)
+	}
+	secs := (b.Elapsed() - start).Seconds() / float64(b.N)
+	b.ReportMetric(2*float64(n*n*n)/secs/1e9, "GFLOP/s")
+}
+
+func BenchmarkMatmul1024(b *testing.B)           { benchMatmul(b, 1024, false) }
+func BenchmarkMatmul1024Transposed(b *testing.B) { benchMatmul(b, 1024, true) }
+func BenchmarkMatmul128(b *testing.B)            { benchMatmul(b, 128, false) }

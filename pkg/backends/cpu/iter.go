@@ -177,45 +177,8 @@ func parallel(n int, f func(begin, end int) error) error {
 		return f(0, n)
 	}
 	workers = min(workers, n/(grain/2))
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
 	chunk := (n + workers - 1) / workers
-	for w := 1; w < workers; w++ {
-		b, e := w*chunk, min(n, (w+1)*chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[w] = f(b, e)
-		}()
-	}
-	errs[0] = f(0, min(n, chunk))
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// eachWorker runs f(0), ..., f(n-1) concurrently (f(0) on the caller's
-// goroutine) and returns the first error.
-func eachWorker(n int, f func(w int) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for w := 1; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[w] = f(w)
-		}()
-	}
-	errs[0] = f(0)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachWorker(workers, func(w int) error {
+		return f(w*chunk, min(n, (w+1)*chunk))
+	})
 }
