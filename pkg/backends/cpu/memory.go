@@ -85,7 +85,7 @@ func allocateHuge(n int) *Memory {
 	buf := make([]byte, n+hugePage)
 	p := unsafe.Pointer(unsafe.SliceData(buf))
 	pad := (hugePage - int(uintptr(p)%hugePage)) % hugePage
-	whole := n / hugePage * hugePage // the huge pages inside the buffer
+	whole := n / hugePage * hugePage                         // the huge pages inside the buffer
 	_ = unix.Madvise(buf[pad:pad+whole], unix.MADV_HUGEPAGE) // best effort: older kernels may refuse
 	return &Memory{buf: buf, ptr: unsafe.Add(p, pad), n: n, zeroed: true}
 }
