@@ -15,6 +15,8 @@ setup:
 test: setup
 	$(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race -short $(RACE_PKGS)
+	# The matrix products once more with gonum's BLAS, the fallback without OpenBLAS.
+	MINDTORCH_OPENBLAS=none $(GO) test -count=1 -run 'TestOpsGolden/(mm|bmm|addmm|baddbmm|matmul|dot|mv|outer|linear)/' ./pkg/torch
 
 demo: setup
 	$(GO) run ./cmd/demo

@@ -97,6 +97,35 @@ static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc,
   static int name(const T *x_all, const T *g_all, int64_t r, int64_t inner,    \
                   int64_t nc_all, OT *out_all, int64_t *idx_all, const mt_attrs *a)
 
+/* The extremes along r, CMP being > (max) or <: NAME the values (a NaN
+ * wins and stays), ARG the index of the first extreme (the first NaN). */
+#define EXTREME(NAME, ARG, T, CMP)                                             \
+  MT_CLONES KERNEL(NAME, T, T) {                                               \
+    (void)g_all; (void)idx_all; (void)a;                                       \
+    TILES(                                                                     \
+      T *out = out_all + c0;                                                   \
+      for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          out[j] = (v CMP out[j] || ISNAN(v)) ? v : out[j];                    \
+        })                                                                     \
+    return 0;                                                                  \
+  }                                                                            \
+  KERNEL(ARG, T, T) {                                                          \
+    (void)g_all; (void)a;                                                      \
+    TILES(                                                                     \
+      T best[TILE]; int64_t *bi = idx_all + c0;                                \
+      for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
+      for (int64_t k = 1; k < r; k++)                                          \
+        for (int64_t j = 0; j < nc; j++) {                                     \
+          T v = x[k * inner + j];                                              \
+          if (!ISNAN(best[j]) && (v CMP best[j] || ISNAN(v))) { best[j] = v; bi[j] = k; } \
+        }                                                                      \
+      if (out_all) memcpy(out_all + c0, best, nc * sizeof(T));)                \
+    return 0;                                                                  \
+  }
+
 /* The reductions of one floating or integer type T; ACC is the type of
  * accumulations other than the pairwise sum. */
 #define REDUCE_TYPE(T, S, DT, ACC, FLOAT)                                      \
@@ -117,61 +146,11 @@ static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc,
     return 0;                                                                  \
   }                                                                            \
   RREG(MT_R_PROD, DT, prod_##S)                                                \
-  /* amax/amin: a NaN wins and stays. */                                       \
-  MT_CLONES KERNEL(amax_##S, T, T) {                                           \
-    (void)g_all; (void)idx_all; (void)a;                                       \
-    TILES(                                                                     \
-      T *out = out_all + c0;                                                   \
-      for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
-      for (int64_t k = 1; k < r; k++)                                          \
-        for (int64_t j = 0; j < nc; j++) {                                     \
-          T v = x[k * inner + j];                                              \
-          out[j] = (v > out[j] || ISNAN(v)) ? v : out[j];                      \
-        })                                                                     \
-    return 0;                                                                  \
-  }                                                                            \
+  EXTREME(amax_##S, argmax_##S, T, >)                                          \
   RREG(MT_R_AMAX, DT, amax_##S)                                                \
-  MT_CLONES KERNEL(amin_##S, T, T) {                                           \
-    (void)g_all; (void)idx_all; (void)a;                                       \
-    TILES(                                                                     \
-      T *out = out_all + c0;                                                   \
-      for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
-      for (int64_t k = 1; k < r; k++)                                          \
-        for (int64_t j = 0; j < nc; j++) {                                     \
-          T v = x[k * inner + j];                                              \
-          out[j] = (v < out[j] || ISNAN(v)) ? v : out[j];                      \
-        })                                                                     \
-    return 0;                                                                  \
-  }                                                                            \
-  RREG(MT_R_AMIN, DT, amin_##S)                                                \
-  /* argmax/argmin: the first extreme; the first NaN if there is one. */       \
-  KERNEL(argmax_##S, T, T) {                                                   \
-    (void)g_all; (void)a;                                                      \
-    TILES(                                                                     \
-      T best[TILE]; int64_t *bi = idx_all + c0;                                \
-      for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
-      for (int64_t k = 1; k < r; k++)                                          \
-        for (int64_t j = 0; j < nc; j++) {                                     \
-          T v = x[k * inner + j];                                              \
-          if (!ISNAN(best[j]) && (v > best[j] || ISNAN(v))) { best[j] = v; bi[j] = k; } \
-        }                                                                      \
-      if (out_all) memcpy(out_all + c0, best, nc * sizeof(T));)                \
-    return 0;                                                                  \
-  }                                                                            \
   RREG(MT_R_ARGMAX, DT, argmax_##S)                                            \
-  KERNEL(argmin_##S, T, T) {                                                   \
-    (void)g_all; (void)a;                                                      \
-    TILES(                                                                     \
-      T best[TILE]; int64_t *bi = idx_all + c0;                                \
-      for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
-      for (int64_t k = 1; k < r; k++)                                          \
-        for (int64_t j = 0; j < nc; j++) {                                     \
-          T v = x[k * inner + j];                                              \
-          if (!ISNAN(best[j]) && (v < best[j] || ISNAN(v))) { best[j] = v; bi[j] = k; } \
-        }                                                                      \
-      if (out_all) memcpy(out_all + c0, best, nc * sizeof(T));)                \
-    return 0;                                                                  \
-  }                                                                            \
+  EXTREME(amin_##S, argmin_##S, T, <)                                          \
+  RREG(MT_R_AMIN, DT, amin_##S)                                                \
   RREG(MT_R_ARGMIN, DT, argmin_##S)                                            \
   KERNEL(cumsum_##S, T, T) {                                                   \
     (void)g_all; (void)idx_all; (void)a;                                       \

@@ -2,26 +2,14 @@ package torch
 
 import (
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
-	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
 // product runs a matrix product op over tensors ts, with Scalars beta and alpha.
 func product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
-	for _, t := range ts {
-		if t.err != nil {
-			return t
-		}
-	}
-	dev, err := deviceOf(op, ts...)
-	if err != nil {
-		return failed(err)
-	}
-	c := dispatch.NewCall(op, dev, len(ts), 1)
-	for i, t := range ts {
-		c.In[i] = t.operand()
-	}
-	c.Scalars[0], c.Scalars[1] = beta, alpha
-	return run(c)
+	return runOp(op, func(c *kernel.Call) error {
+		c.Scalars[0], c.Scalars[1] = beta, alpha
+		return nil
+	}, ts...)
 }
 
 // Mm returns the matrix product of t ([n, k]) and other ([k, m]).

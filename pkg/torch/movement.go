@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"errors"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/backends/meta"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
@@ -509,7 +511,7 @@ func Embedding(indices, weight *Tensor) *Tensor {
 			"of the following scalar types: Long, Int; but got %s instead", kernel.PyName(indices.dtype)))
 	}
 	out := weight.IndexSelect(0, indices.Reshape(-1))
-	if out.err != nil {
+	if errors.Is(out.err, kernel.ErrIndex) {
 		return failed(pairError(kernel.ErrIndex, "embedding", weight, indices, "index out of range in self"))
 	}
 	return out.View(append(append([]int(nil), indices.shape...), weight.shape[1])...)

@@ -133,25 +133,10 @@ func (t *Tensor) MinDim(dim int, keepDim bool) (values, indices *Tensor) {
 }
 
 func (t *Tensor) extremeDim(op kernel.OpID, dim int, keepDim bool) (*Tensor, *Tensor) {
-	if t.err != nil {
-		return t, t
-	}
-	d, err := kernel.NormalizeDim(dim, t.Dim())
-	if err != nil {
-		e := failed(t.opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
-		return e, e
-	}
-	c := dispatch.NewCall(op, t.Device(), 1, 2)
-	c.In[0] = t.operand()
-	c.Dim, c.KeepDim = d, keepDim
-	if err := dispatch.Run(c); err != nil {
-		dispatch.Free(c)
-		e := failed(err)
-		return e, e
-	}
-	v, i := result(c, 0), result(c, 1)
-	dispatch.Free(c)
-	return v, i
+	return runOp2(op, func(c *kernel.Call) error {
+		c.KeepDim = keepDim
+		return withDim(dim, t.Dim())(c)
+	}, t)
 }
 
 // Argmax returns the flat index of the largest element (0-dim int64).
@@ -176,20 +161,15 @@ func (t *Tensor) argExtreme(op kernel.OpID, dim int, keepDim, all bool) *Tensor 
 	}
 	if all {
 		// Over all elements: the index into the flattened tensor.
-		flat := t.Reshape(-1)
-		c := dispatch.NewCall(op, t.Device(), 1, 1)
-		c.In[0] = flat.operand()
-		c.Mode = 1
-		return run(c)
+		return runOp(op, func(c *kernel.Call) error {
+			c.Mode = 1
+			return nil
+		}, t.Reshape(-1))
 	}
-	d, err := kernel.NormalizeDim(dim, t.Dim())
-	if err != nil {
-		return failed(t.opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
-	}
-	c := dispatch.NewCall(op, t.Device(), 1, 1)
-	c.In[0] = t.operand()
-	c.Dim, c.KeepDim = d, keepDim
-	return run(c)
+	return runOp(op, func(c *kernel.Call) error {
+		c.KeepDim = keepDim
+		return withDim(dim, t.Dim())(c)
+	}, t)
 }
 
 // Var returns the variance over dims (all when none) with Bessel's
@@ -270,17 +250,7 @@ func (t *Tensor) Softmax(dim int) *Tensor { return t.alongDim(kernel.OpSoftmax, 
 func (t *Tensor) LogSoftmax(dim int) *Tensor { return t.alongDim(kernel.OpLogSoftmax, dim) }
 
 func (t *Tensor) alongDim(op kernel.OpID, dim int) *Tensor {
-	if t.err != nil {
-		return t
-	}
-	d, err := kernel.NormalizeDim(dim, t.Dim())
-	if err != nil {
-		return failed(t.opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
-	}
-	c := dispatch.NewCall(op, t.Device(), 1, 1)
-	c.In[0] = t.operand()
-	c.Dim = d
-	return run(c)
+	return runOp(op, withDim(dim, t.Dim()), t)
 }
 
 // SoftmaxBackward is the gradient of Softmax(dim) given its output y and
@@ -296,22 +266,5 @@ func LogSoftmaxBackward(g, y *Tensor, dim int) *Tensor {
 }
 
 func softmaxGrad(op kernel.OpID, g, y *Tensor, dim int) *Tensor {
-	if g.err != nil {
-		return g
-	}
-	if y.err != nil {
-		return y
-	}
-	dev, err := deviceOf(op, g, y)
-	if err != nil {
-		return failed(err)
-	}
-	d, err := kernel.NormalizeDim(dim, y.Dim())
-	if err != nil {
-		return failed(y.opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
-	}
-	c := dispatch.NewCall(op, dev, 2, 1)
-	c.In[0], c.In[1] = g.operand(), y.operand()
-	c.Dim = d
-	return run(c)
+	return runOp(op, withDim(dim, y.Dim()), g, y)
 }

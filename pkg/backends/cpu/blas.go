@@ -58,14 +58,11 @@ func loadBLAS() {
 	blasState.ok = true
 }
 
-// useOpenBLAS reports whether float products go to OpenBLAS; tests switch
-// it off to run the gonum path.
+// useOpenBLAS reports whether float products go to OpenBLAS.
 func useOpenBLAS() bool {
 	blasState.once.Do(loadBLAS)
-	return blasState.ok && !forceGonum
+	return blasState.ok
 }
-
-var forceGonum bool
 
 // ISA is the instruction set the CPU kernels run with: "avx512", "avx2" or "generic".
 func ISA() string { return cpukernels.ISA() }

@@ -67,8 +67,13 @@ func fillKernel(c *kernel.Call) error {
 // contiguousCopy returns the elements of o as a new contiguous operand of
 // dtype d (used to bring inputs to a kernel's compute dtype).
 func contiguousCopy(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
-	m := Allocate(kernel.Numel(o.Shape) * d.ItemSize())
-	t := kernel.Operand{DType: d, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, make([]int, len(o.Shape)))}
-	t.Bind(m)
+	t := newContiguous(o.Shape, d)
 	return t, castInto(opnd(&t), d, opnd(o), o.DType, o.Shape)
+}
+
+// newContiguous allocates a contiguous operand.
+func newContiguous(shape []int, d dtype.DType) kernel.Operand {
+	t := kernel.Operand{DType: d, Shape: shape, Strides: kernel.ContiguousStrides(shape, make([]int, len(shape)))}
+	t.Bind(Allocate(kernel.Numel(shape) * d.ItemSize()))
+	return t
 }

@@ -3,8 +3,6 @@ package cpu
 import (
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 )
@@ -30,9 +28,6 @@ var empty [Alignment]byte
 func Allocate(n int) *Memory {
 	if n == 0 {
 		return &Memory{ptr: unsafe.Pointer(&empty[0]), zeroed: true}
-	}
-	if n >= hugeThreshold {
-		return allocateHuge(n)
 	}
 	buf := make([]byte, n+Alignment-1)
 	p := unsafe.Pointer(unsafe.SliceData(buf))
@@ -70,22 +65,4 @@ func init() {
 	kernel.RegisterAllocator(device.CPU, func(_ device.Device, n int) (kernel.Memory, error) {
 		return Allocate(n), nil
 	})
-}
-
-// Large buffers are aligned to huge pages and advised to use them
-// (MADV_HUGEPAGE): a fresh 4 MiB output then costs two page faults, not a
-// thousand, and streaming over it misses the TLB far less. The memory stays
-// in the Go heap; the advice is only a hint to the kernel.
-const (
-	hugePage      = 2 << 20
-	hugeThreshold = 2 * hugePage
-)
-
-func allocateHuge(n int) *Memory {
-	buf := make([]byte, n+hugePage)
-	p := unsafe.Pointer(unsafe.SliceData(buf))
-	pad := (hugePage - int(uintptr(p)%hugePage)) % hugePage
-	whole := n / hugePage * hugePage                         // the huge pages inside the buffer
-	_ = unix.Madvise(buf[pad:pad+whole], unix.MADV_HUGEPAGE) // best effort: older kernels may refuse
-	return &Memory{buf: buf, ptr: unsafe.Add(p, pad), n: n, zeroed: true}
 }

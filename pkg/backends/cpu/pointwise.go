@@ -146,8 +146,7 @@ func pointwiseKernel(c *kernel.Call) error {
 	if direct {
 		ops[0] = opnd(o)
 	} else {
-		tmp = kernel.Operand{DType: outDT, Shape: o.Shape, Strides: kernel.ContiguousStrides(o.Shape, make([]int, len(o.Shape)))}
-		tmp.Bind(Allocate(kernel.Numel(o.Shape) * outDT.ItemSize()))
+		tmp = newContiguous(o.Shape, outDT)
 		ops[0] = opnd(&tmp)
 	}
 	it.build(o.Shape, ops[:nops])

@@ -79,10 +79,7 @@ func reduceKernel(c *kernel.Call) error {
 
 	// The values go straight into Out[0] when its dtype is the engine's.
 	outDT := eng
-	switch c.Op {
-	case kernel.OpCountNonzero:
-		outDT = dtype.Int64
-	case kernel.OpArgmax, kernel.OpArgmin:
+	if c.Op == kernel.OpCountNonzero {
 		outDT = dtype.Int64
 	}
 	values := &c.Out[0]
@@ -292,11 +289,4 @@ func asContiguous(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
 		return *o, nil
 	}
 	return contiguousCopy(o, d)
-}
-
-// newContiguous allocates a contiguous operand.
-func newContiguous(shape []int, d dtype.DType) kernel.Operand {
-	t := kernel.Operand{DType: d, Shape: shape, Strides: kernel.ContiguousStrides(shape, make([]int, len(shape)))}
-	t.Bind(Allocate(kernel.Numel(shape) * d.ItemSize()))
-	return t
 }

@@ -39,9 +39,12 @@ func loadKeys(k *keys, p unsafe.Pointer, d dtype.DType, n, stride int) {
 }
 
 // compare orders elements a and b ascending, NaN last.
-func (k *keys) compare(a, b int64) int {
+func (k *keys) compare(a, b int64) int { return compareKeys(k, a, k, b) }
+
+// compareKeys orders element a of k against element b of l (keys of one dtype).
+func compareKeys(k *keys, a int64, l *keys, b int64) int {
 	if k.f == nil {
-		x, y := k.i[a], k.i[b]
+		x, y := k.i[a], l.i[b]
 		switch {
 		case x < y:
 			return -1
@@ -50,7 +53,7 @@ func (k *keys) compare(a, b int64) int {
 		}
 		return 0
 	}
-	x, y := k.f[a], k.f[b]
+	x, y := k.f[a], l.f[b]
 	xn, yn := x != x, y != y
 	switch {
 	case xn && yn:
@@ -187,25 +190,16 @@ func searchsortedKernel(c *kernel.Call) error {
 		return err
 	}
 	loadKeys(&vk, vc.Data(), vc.DType, nv, 1)
-	// Append the values after the sequence keys so that compare sees both.
-	all := keys{f: append(ks.f, vk.f...), i: append(ks.i, vk.i...)}
-	if ks.f == nil {
-		all.f = nil
-	} else {
-		all.i = nil
-	}
-	total := kernel.Numel(seq.Shape)
 	op := o.Data()
 	for j := range nv {
 		base := 0
 		if perRow > 0 {
 			base = j / perRow * n
 		}
-		val := int64(total + j)
 		lo, hi := 0, n
 		for lo < hi {
 			mid := (lo + hi) / 2
-			cmp := all.compare(int64(base+mid), val)
+			cmp := compareKeys(&ks, int64(base+mid), &vk, int64(j))
 			if cmp < 0 || right && cmp == 0 {
 				lo = mid + 1
 			} else {

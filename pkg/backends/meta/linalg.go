@@ -74,13 +74,7 @@ func Matmul(c *kernel.Call) error {
 		}
 	}
 	c.ComputeDType = a.DType
-	if c.OutGiven {
-		return checkOut(c, shape, a.DType)
-	}
-	o := &c.Out[0]
-	o.DType, o.Shape = a.DType, shape
-	o.Strides = kernel.ContiguousStrides(shape, c.NewInts(len(shape)))
-	return nil
+	return contiguousOut(c, 0, a.DType, shape)
 }
 
 func operandName(batched bool, i int) string {
@@ -125,10 +119,5 @@ func Dot(c *kernel.Call) error {
 		return kernel.Errorf(kernel.ErrDType, "\"dot\" not implemented for 'Bool'")
 	}
 	c.ComputeDType = a.DType
-	if c.OutGiven {
-		return checkOut(c, nil, a.DType)
-	}
-	o := &c.Out[0]
-	o.DType, o.Shape, o.Strides = a.DType, nil, nil
-	return nil
+	return contiguousOut(c, 0, a.DType, nil)
 }

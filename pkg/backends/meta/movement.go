@@ -22,27 +22,6 @@ func init() {
 	kernel.RegisterMeta(kernel.OpSearchsorted, Searchsorted)
 }
 
-// contiguousOut lays out output i as a new contiguous tensor, or checks the
-// one the caller gave.
-func contiguousOut(c *kernel.Call, i int, d dtype.DType, shape []int) error {
-	if c.OutGiven {
-		o := &c.Out[i]
-		if !kernel.EqualShapes(o.Shape, shape) {
-			return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the result shape %s",
-				kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
-		}
-		if !dtype.CanCast(d, o.DType) {
-			return kernel.Errorf(kernel.ErrDType, "result type %s can't be cast to the desired output type %s",
-				kernel.PyName(d), kernel.PyName(o.DType))
-		}
-		return nil
-	}
-	o := &c.Out[i]
-	o.DType, o.Shape = d, shape
-	o.Strides = kernel.ContiguousStrides(shape, c.NewInts(len(shape)))
-	return nil
-}
-
 // Cat is the meta function of cat: inputs of equal rank (1-D empty inputs
 // are skipped, as PyTorch allows) matching except in c.Dim, promoted to a
 // common dtype.

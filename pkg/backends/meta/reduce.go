@@ -85,34 +85,13 @@ func Reduction(c *kernel.Call) error {
 	if c.Op == kernel.OpMaxDim || c.Op == kernel.OpMinDim {
 		nOut = 2
 	}
-	if c.OutGiven {
-		return checkOut(c, shape, out)
+	if !c.OutGiven {
+		c.SetOutputs(nOut)
 	}
-	c.SetOutputs(nOut)
-	for i := range nOut {
-		o := &c.Out[i]
-		o.DType = out
-		if i == 1 {
-			o.DType = dtype.Int64
-		}
-		o.Shape = shape
-		o.Strides = kernel.ContiguousStrides(shape, c.NewInts(len(shape)))
+	if err := contiguousOut(c, 0, out, shape); err != nil || nOut == 1 {
+		return err
 	}
-	return nil
-}
-
-// checkOut checks outputs the caller gave against the computed shape and dtype.
-func checkOut(c *kernel.Call, shape []int, d dtype.DType) error {
-	o := &c.Out[0]
-	if !kernel.EqualShapes(o.Shape, shape) {
-		return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the result shape %s",
-			kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
-	}
-	if o.DType != d {
-		return kernel.Errorf(kernel.ErrDType, "Expected out tensor to have dtype %s, but got %s instead",
-			kernel.PyName(d), kernel.PyName(o.DType))
-	}
-	return nil
+	return contiguousOut(c, 1, dtype.Int64, shape)
 }
 
 // reductionDTypes returns the result dtype of a reduction and the dtype it
@@ -211,12 +190,5 @@ func AlongDim(c *kernel.Call) error {
 		out = y.DType
 	}
 	c.ComputeDType = out
-	if c.OutGiven {
-		return checkOut(c, in.Shape, out)
-	}
-	o := &c.Out[0]
-	o.DType = out
-	o.Shape = in.Shape
-	o.Strides = kernel.ContiguousStrides(in.Shape, c.NewInts(len(in.Shape)))
-	return nil
+	return contiguousOut(c, 0, out, in.Shape)
 }
