@@ -43,6 +43,9 @@ func Run(c *kernel.Call) error {
 	if meta == nil {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented, "the op has no meta function"))
 	}
+	if err := released(c); err != nil {
+		return decorate(c, err)
+	}
 	if err := meta(c); err != nil {
 		return decorate(c, err)
 	}
@@ -76,9 +79,30 @@ func Run(c *kernel.Call) error {
 		return nil
 	}
 	if err := run(c); err != nil {
+		if !c.OutGiven {
+			for i := range c.Out {
+				c.Out[i].Mem.Release()
+			}
+		}
 		return decorate(c, err)
 	}
 	return nil
+}
+
+// released refuses operands whose memory was released.
+func released(c *kernel.Call) error {
+	check := func(what string, ops []kernel.Operand) error {
+		for i := range ops {
+			if r, ok := ops[i].Mem.(interface{ Released() bool }); ok && r.Released() {
+				return kernel.Errorf(kernel.ErrArgument, "%s %d was used after its storage was released", what, i)
+			}
+		}
+		return nil
+	}
+	if err := check("input", c.In); err != nil || !c.OutGiven {
+		return err
+	}
+	return check("output", c.Out)
 }
 
 // decorate fills in the op and its inputs in err.

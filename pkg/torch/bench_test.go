@@ -1,6 +1,7 @@
 package torch_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -38,28 +39,34 @@ func BenchmarkAdd2x2(b *testing.B) {
 	}
 }
 
-func benchAdd(b *testing.B, n int) {
-	x, y := torch.Ones([]int{n}), torch.Ones([]int{n})
-	b.SetBytes(int64(12 * n))
-	for b.Loop() {
-		x.Add(y)
+// BenchmarkPointwise times add, mul and relu that allocate their result,
+// and add into an existing tensor (Add_), at three sizes.
+func BenchmarkPointwise(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000, 16_000_000} {
+		x, y := torch.Randn([]int{n}), torch.Randn([]int{n})
+		ops := []struct {
+			name string
+			f    func() *torch.Tensor
+		}{
+			{"add", func() *torch.Tensor { return x.Add(y) }},
+			{"mul", func() *torch.Tensor { return x.Mul(y) }},
+			{"relu", x.Relu},
+			{"add_", func() *torch.Tensor { return x.Add_(y) }},
+		}
+		for _, op := range ops {
+			b.Run(fmt.Sprintf("%s/%.0e", op.name, float64(n)), func(b *testing.B) {
+				for b.Loop() {
+					op.f()
+				}
+			})
+		}
 	}
 }
-
-func BenchmarkAdd1e5(b *testing.B) { benchAdd(b, 100_000) }
-func BenchmarkAdd1e6(b *testing.B) { benchAdd(b, 1_000_000) }
 
 func BenchmarkAddBroadcast1024(b *testing.B) {
 	x, y := torch.Ones([]int{1024, 1024}), torch.Ones([]int{1024})
 	for b.Loop() {
 		x.Add(y)
-	}
-}
-
-func BenchmarkRelu1e6(b *testing.B) {
-	x := torch.Randn([]int{1_000_000})
-	for b.Loop() {
-		x.Relu()
 	}
 }
 

@@ -32,9 +32,14 @@ func emptyOpts(shape []int, dt DType, o *options) *Tensor {
 	return t
 }
 
-// finishCreation applies requires_grad to a new tensor.
+// finishCreation applies requires_grad to a new tensor; the writes that
+// initialised it are not in-place ops, so its version starts at 0.
 func finishCreation(t *Tensor, o *options) *Tensor {
-	if o.requiresGrad && t.err == nil {
+	if t.err != nil {
+		return t
+	}
+	t.storage.version.Store(0)
+	if o.requiresGrad {
 		return t.RequiresGrad_(true)
 	}
 	return t

@@ -25,8 +25,11 @@ func (s *Storage) Nbytes() int { return s.mem.Nbytes() }
 // Version counts the in-place writes to the storage.
 func (s *Storage) Version() int64 { return s.version.Load() }
 
-// Release frees the storage's memory now (device memory returns to its
-// caching allocator). Tensors over it must not be used afterwards.
+// Release frees the storage's memory now: large CPU allocations and device
+// memory return to their caching allocator. Ops on tensors over the storage
+// report an error afterwards. Releasing is optional on the CPU (the garbage
+// collector reclaims memory no tensor refers to, only later) and releasing
+// twice is harmless.
 func (s *Storage) Release() { s.mem.Release() }
 
 func (s *Storage) bump() { s.version.Add(1) }

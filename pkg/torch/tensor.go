@@ -128,6 +128,17 @@ func (t *Tensor) IsMeta() bool { return t.Device().Type == device.Meta }
 // Storage is the storage the tensor views.
 func (t *Tensor) Storage() *Storage { return t.storage }
 
+// Release frees the tensor's storage now instead of when the garbage
+// collector finds it unreachable: large CPU buffers return to the CPU
+// caching allocator for the next op, device memory to the device's. The
+// tensor and every view of its storage must not be used afterwards; ops on
+// them report an error. Releasing twice, or a failed tensor, is harmless.
+func (t *Tensor) Release() {
+	if t != nil && t.storage != nil {
+		t.storage.Release()
+	}
+}
+
 // DataPtr is the address of the first element for CPU tensors, the device
 // address for NPU tensors, and an error for meta tensors (which have no data).
 func (t *Tensor) DataPtr() (uintptr, error) {

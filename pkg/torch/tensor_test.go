@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -191,5 +192,22 @@ func TestPointwiseBroadcastAndLayouts(t *testing.T) {
 	// Output layout follows the inputs', as TensorIterator's does.
 	if s := a.T().AddScalar(1).Stride(); !cmp.Equal(s, []int{1, 4}) {
 		t.Errorf("x.T()+1 strides %v, PyTorch (1, 4)", s)
+	}
+}
+
+func TestUseAfterReleaseIsAnError(t *testing.T) {
+	for _, n := range []int{4, 1 << 20} { // Go heap and cached memory
+		x := torch.Ones([]int{n})
+		v := x.Narrow(0, 1, 2)
+		x.Release()
+		x.Release()
+		for _, got := range []*torch.Tensor{x.Add(x), v.Relu(), torch.Ones([]int{n}).Add_(x)} {
+			if err := got.Err(); !errors.Is(err, torch.ErrArgument) || !strings.Contains(err.Error(), "released") {
+				t.Errorf("n=%d: op on a released tensor: err = %v", n, err)
+			}
+		}
+		if _, err := x.Sum().Item(); err == nil {
+			t.Errorf("n=%d: Item of a released tensor succeeded", n)
+		}
 	}
 }

@@ -66,14 +66,40 @@ func fillKernel(c *kernel.Call) error {
 
 // contiguousCopy returns the elements of o as a new contiguous operand of
 // dtype d (used to bring inputs to a kernel's compute dtype).
+// The caller releases the copy when done.
 func contiguousCopy(o *kernel.Operand, d dtype.DType) (kernel.Operand, error) {
-	t := newContiguous(o.Shape, d)
-	return t, castInto(opnd(&t), d, opnd(o), o.DType, o.Shape)
+	t, err := newContiguous(o.Shape, d)
+	if err != nil {
+		return t, err
+	}
+	if err := castInto(opnd(&t), d, opnd(o), o.DType, o.Shape); err != nil {
+		t.Mem.Release()
+		return t, err
+	}
+	return t, nil
 }
 
-// newContiguous allocates a contiguous operand.
-func newContiguous(shape []int, d dtype.DType) kernel.Operand {
+// newContiguous allocates a contiguous operand (a kernel's temporary: the
+// kernel releases it when done).
+func newContiguous(shape []int, d dtype.DType) (kernel.Operand, error) {
 	t := kernel.Operand{DType: d, Shape: shape, Strides: kernel.ContiguousStrides(shape, make([]int, len(shape)))}
-	t.Bind(Allocate(kernel.Numel(shape) * d.ItemSize()))
-	return t
+	return t, bindNew(&t, kernel.Numel(shape)*d.ItemSize())
+}
+
+// bindNew allocates n bytes for an operand whose size only the kernel
+// knows (a data-dependent output, or a temporary).
+func bindNew(o *kernel.Operand, n int) error {
+	m, err := Allocate(n)
+	if err != nil {
+		return err
+	}
+	o.Bind(m)
+	return nil
+}
+
+// releaseTemp frees t when it is a copy of orig rather than orig itself.
+func releaseTemp(t, orig *kernel.Operand) {
+	if t.Mem != nil && t.Mem != orig.Mem {
+		t.Mem.Release()
+	}
 }

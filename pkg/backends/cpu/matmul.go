@@ -39,6 +39,14 @@ type matrices struct {
 	ld    int
 	bs    int
 	mem   kernel.Memory // keeps the memory alive
+	temp  bool          // mem is a copy made for BLAS
+}
+
+// release frees a copy made for BLAS.
+func (m matrices) release() {
+	if m.temp {
+		m.mem.Release()
+	}
 }
 
 // asMatrices returns o ([rows, cols] or [batch, rows, cols]) as BLAS
@@ -64,7 +72,7 @@ func asMatrices(o *kernel.Operand, d dtype.DType) (matrices, error) {
 	if nd == 3 {
 		bs = rows * cols
 	}
-	return matrices{ptr: t.Data(), ld: max(cols, 1), bs: bs, mem: t.Mem}, nil
+	return matrices{ptr: t.Data(), ld: max(cols, 1), bs: bs, mem: t.Mem, temp: true}, nil
 }
 
 // blasLayout says how BLAS reads a rows x cols matrix with element strides
@@ -108,7 +116,11 @@ func matmulKernel(c *kernel.Call) error {
 	// The result: straight into the output when its dtype is the engine's.
 	res := *o
 	if o.DType != eng {
-		res = newContiguous(o.Shape, eng)
+		var err error
+		if res, err = newContiguous(o.Shape, eng); err != nil {
+			return err
+		}
+		defer res.Mem.Release()
 	}
 	if addInput && beta != 0 {
 		if err := castInto(opnd(&res), eng, opnd(&c.In[0]), c.In[0].DType, res.Shape); err != nil {
@@ -142,10 +154,12 @@ func matmulInto(eng dtype.DType, ain, bin *kernel.Operand, m, n, k int, alpha, b
 	if err != nil {
 		return err
 	}
+	defer a.release()
 	b, err := asMatrices(bin, eng)
 	if err != nil {
 		return err
 	}
+	defer b.release()
 	return gemm(eng, m, n, k, alpha, a, b, beta, res.Data(), n, m*n, batch)
 }
 
@@ -162,13 +176,18 @@ func dotKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer a.release()
 	b, err := asMatrices(&ym, eng)
 	if err != nil {
 		return err
 	}
+	defer b.release()
 	res := *o
 	if o.DType != eng {
-		res = newContiguous(nil, eng)
+		if res, err = newContiguous(nil, eng); err != nil {
+			return err
+		}
+		defer res.Mem.Release()
 	}
 	if err := gemm(eng, 1, 1, k, 1, a, b, 0, res.Data(), 1, 1, 1); err != nil {
 		return err

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -11,28 +13,41 @@ import (
 // widest vector register).
 const Alignment = 64
 
-// Memory is CPU memory in the Go heap, 64-byte aligned. It holds no Go
+// Memory is CPU memory, 64-byte aligned: small allocations in the Go heap,
+// large ones from the caching allocator (see cache.go). It holds no Go
 // pointers, so the garbage collector never scans it, and C may read and
-// write it during a call. The garbage collector frees it once no tensor
-// refers to it.
+// write it during a call.
 type Memory struct {
-	buf    []byte // nil for wrapped memory
-	ptr    unsafe.Pointer
-	n      int
-	zeroed bool
+	buf      []byte // Go heap memory; nil otherwise
+	blk      *block // cached block; nil otherwise
+	cleanup  runtime.Cleanup
+	released atomic.Bool
+	ptr      unsafe.Pointer
+	n        int
+	zeroed   bool
 }
 
 var empty [Alignment]byte
 
-// Allocate returns n bytes of zeroed, aligned CPU memory.
-func Allocate(n int) *Memory {
+// Allocate returns n bytes of aligned CPU memory. Zeroed reports whether
+// they hold zeros (fresh memory does; memory reused from the cache does not).
+func Allocate(n int) (*Memory, error) {
 	if n == 0 {
-		return &Memory{ptr: unsafe.Pointer(&empty[0]), zeroed: true}
+		return &Memory{ptr: unsafe.Pointer(&empty[0]), zeroed: true}, nil
+	}
+	if hostCache.enabled(n) {
+		b, zeroed, err := hostCache.get(n)
+		if err != nil {
+			return nil, kernel.Errorf(kernel.ErrDevice, "cpu: cannot allocate %d bytes: %v", n, err)
+		}
+		m := &Memory{blk: b, ptr: unsafe.Pointer(unsafe.SliceData(b.data)), n: n, zeroed: zeroed}
+		m.cleanup = runtime.AddCleanup(m, hostCache.put, b)
+		return m, nil
 	}
 	buf := make([]byte, n+Alignment-1)
 	p := unsafe.Pointer(unsafe.SliceData(buf))
 	pad := (Alignment - int(uintptr(p)%Alignment)) % Alignment
-	return &Memory{buf: buf, ptr: unsafe.Add(p, pad), n: n, zeroed: true}
+	return &Memory{buf: buf, ptr: unsafe.Add(p, pad), n: n, zeroed: true}, nil
 }
 
 // Wrap makes memory over bytes the caller owns (a mapped file, shared
@@ -57,12 +72,22 @@ func (m *Memory) Zeroed() bool { return m.zeroed }
 // Bytes is the memory as a byte slice.
 func (m *Memory) Bytes() []byte { return unsafe.Slice((*byte)(m.ptr), m.n) }
 
-// Release does nothing: Go memory is freed by the garbage collector once
-// no tensor refers to it.
-func (m *Memory) Release() {}
+// Release returns cached memory to the cache now (Go heap memory is left to
+// the garbage collector) and marks the memory released, so that ops refuse
+// it. Releasing twice is harmless.
+func (m *Memory) Release() {
+	if !m.released.CompareAndSwap(false, true) || m.blk == nil {
+		return
+	}
+	m.cleanup.Stop()
+	hostCache.put(m.blk)
+}
+
+// Released reports whether Release was called.
+func (m *Memory) Released() bool { return m.released.Load() }
 
 func init() {
 	kernel.RegisterAllocator(device.CPU, func(_ device.Device, n int) (kernel.Memory, error) {
-		return Allocate(n), nil
+		return Allocate(n)
 	})
 }

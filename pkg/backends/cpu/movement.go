@@ -91,10 +91,12 @@ func indexSelectKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&self, &c.In[0])
 	ix, err := asContiguous(&c.In[1], c.In[1].DType)
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&ix, &c.In[1])
 	o := &c.Out[0]
 	outer, n, inner := split3(self.Shape, c.Dim)
 	if len(self.Shape) == 0 {
@@ -295,10 +297,12 @@ func indexAddKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&ix, &c.In[1])
 	src, err := asContiguous(&c.In[2], c.In[2].DType)
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&src, &c.In[2])
 	o := &c.Out[0]
 	d := o.DType
 	es := d.ItemSize()
@@ -361,7 +365,9 @@ func maskedSelectKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	o.Shape, o.Strides = c.NewInts(1), c.NewInts(1)
 	o.Shape[0], o.Strides[0] = count, 1
-	o.Bind(Allocate(count * es))
+	if err := bindNew(o, count*es); err != nil {
+		return err
+	}
 	vp, op := v.Data(), o.Data()
 	at := 0
 	return walk(shape, [][]int{m.Strides, v.Strides}, func(_ int, off []int) error {
@@ -394,6 +400,7 @@ func nonzeroKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer b.Mem.Release()
 	n := kernel.Numel(in.Shape)
 	flags := bytesAt(b.Data(), n)
 	count := 0
@@ -405,7 +412,9 @@ func nonzeroKernel(c *kernel.Call) error {
 	o.Shape, o.Strides = c.NewInts(2), c.NewInts(2)
 	o.Shape[0], o.Shape[1] = count, nd
 	o.Strides[0], o.Strides[1] = nd, 1
-	o.Bind(Allocate(count * nd * 8))
+	if err := bindNew(o, count*nd*8); err != nil {
+		return err
+	}
 	out := unsafe.Slice((*int64)(o.Data()), count*nd)
 	idx := make([]int, nd)
 	row := 0

@@ -104,6 +104,7 @@ func pointwiseKernel(c *kernel.Call) error {
 			if err != nil {
 				return err
 			}
+			defer t.Mem.Release()
 			ops[nops] = opnd(&t)
 		} else {
 			ops[nops] = opnd(in)
@@ -146,7 +147,11 @@ func pointwiseKernel(c *kernel.Call) error {
 	if direct {
 		ops[0] = opnd(o)
 	} else {
-		tmp = newContiguous(o.Shape, outDT)
+		var err error
+		if tmp, err = newContiguous(o.Shape, outDT); err != nil {
+			return err
+		}
+		defer tmp.Mem.Release()
 		ops[0] = opnd(&tmp)
 	}
 	it.build(o.Shape, ops[:nops])

@@ -62,9 +62,11 @@ func reduceKernel(c *kernel.Call) error {
 		if c.Op == kernel.OpSoftmaxBackward || c.Op == kernel.OpLogSoftmaxBackward {
 			// In[0] is the gradient, In[1] the forward output: the engine reads x = output, g = gradient.
 			g = x
+			defer releaseTemp(&g, in)
 			if x, err = asContiguous(&c.In[1], eng); err != nil {
 				return err
 			}
+			in = &c.In[1]
 		}
 	} else {
 		mask := meta.ReducedMask(c, len(in.Shape))
@@ -72,6 +74,7 @@ func reduceKernel(c *kernel.Call) error {
 			return err
 		}
 	}
+	defer releaseTemp(&x, in)
 
 	var a cpukernels.Attrs
 	a.F[0] = c.Scalars[0].Float()
@@ -96,7 +99,10 @@ func reduceKernel(c *kernel.Call) error {
 		if values.DType == outDT && values.IsContiguous() {
 			outPtr = values.Data()
 		} else {
-			tmp = newContiguous(values.Shape, outDT)
+			if tmp, err = newContiguous(values.Shape, outDT); err != nil {
+				return err
+			}
+			defer tmp.Mem.Release()
 			outPtr = tmp.Data()
 		}
 	}
@@ -176,17 +182,17 @@ func splitReduce(cop int, eng dtype.DType, x unsafe.Pointer, r int, out unsafe.P
 	case cpukernels.RCountNonzero:
 		partDT, combine = dtype.Int64, cpukernels.RSum
 	}
-	parts := Allocate(workers * partDT.ItemSize())
-	defer runtime.KeepAlive(parts)
+	parts := make([]int64, workers) // room for one partial result of any dtype per worker
+	pp := unsafe.Pointer(unsafe.SliceData(parts))
 	chunk := (r + workers - 1) / workers // r >= grain > workers: no chunk is empty
 	es := eng.ItemSize()
 	err := eachWorker(workers, func(w int) error {
 		lo, hi := w*chunk, min(r, (w+1)*chunk)
-		dst := unsafe.Add(parts.ptr, w*partDT.ItemSize())
+		dst := unsafe.Add(pp, w*partDT.ItemSize())
 		return cpukernels.Reduce(partOp, int(eng), unsafe.Add(x, lo*es), nil, 1, hi-lo, 1, dst, nil, 0, 1, a)
 	})
 	if err == nil {
-		err = cpukernels.Reduce(combine, int(partDT), parts.ptr, nil, 1, workers, 1, out, nil, 0, 1, a)
+		err = cpukernels.Reduce(combine, int(partDT), pp, nil, 1, workers, 1, out, nil, 0, 1, a)
 	}
 	if err != nil {
 		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))

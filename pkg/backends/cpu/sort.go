@@ -122,6 +122,7 @@ func uniqueKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&x, in)
 	n := kernel.Numel(x.Shape)
 	var ks keys
 	loadKeys(&ks, x.Data(), x.DType, n, 1)
@@ -144,27 +145,33 @@ func uniqueKernel(c *kernel.Call) error {
 	u := len(firsts)
 	es := x.DType.ItemSize()
 	vals := &c.Out[0]
-	setVector(c, vals, u, x.DType)
+	if err := setVector(c, vals, u, x.DType); err != nil {
+		return err
+	}
 	for j, e := range firsts {
 		moveElem(unsafe.Add(vals.Data(), j*es), unsafe.Add(x.Data(), int(e)*es), es)
 	}
 	inv := &c.Out[1]
 	inv.Shape = in.Shape
 	inv.Strides = kernel.ContiguousStrides(in.Shape, c.NewInts(len(in.Shape)))
-	inv.Bind(Allocate(n * 8))
+	if err := bindNew(inv, n*8); err != nil {
+		return err
+	}
 	copy(unsafe.Slice((*int64)(inv.Data()), n), inverse)
 	cnt := &c.Out[2]
-	setVector(c, cnt, u, dtype.Int64)
+	if err := setVector(c, cnt, u, dtype.Int64); err != nil {
+		return err
+	}
 	copy(unsafe.Slice((*int64)(cnt.Data()), u), counts)
 	return nil
 }
 
 // setVector lays out and allocates a 1-D output of n elements.
-func setVector(c *kernel.Call, o *kernel.Operand, n int, d dtype.DType) {
+func setVector(c *kernel.Call, o *kernel.Operand, n int, d dtype.DType) error {
 	o.DType = d
 	o.Shape, o.Strides = c.NewInts(1), c.NewInts(1)
 	o.Shape[0], o.Strides[0] = n, 1
-	o.Bind(Allocate(n * d.ItemSize()))
+	return bindNew(o, n*d.ItemSize())
 }
 
 // searchsortedKernel finds, for each value, the position in its row of the
@@ -175,6 +182,7 @@ func searchsortedKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&seq, &c.In[0])
 	v, o := &c.In[1], &c.Out[0]
 	right := c.KeepDim
 	n := seq.Shape[len(seq.Shape)-1]
@@ -189,6 +197,7 @@ func searchsortedKernel(c *kernel.Call) error {
 	if err != nil {
 		return err
 	}
+	defer releaseTemp(&vc, v)
 	loadKeys(&vk, vc.Data(), vc.DType, nv, 1)
 	op := o.Data()
 	for j := range nv {

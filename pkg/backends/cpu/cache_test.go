@@ -1,0 +1,156 @@
+package cpu
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+func TestSizeClass(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{
+		{1, 4096}, {4096, 4096}, {4097, 5120}, {64 << 10, 64 << 10}, {(64 << 10) + 1, 80 << 10},
+		{400_000, 458_752}, {4_000_000, 4_194_304}, {64_000_000, 67_108_864},
+	} {
+		if got := sizeClass(tc.n); got != tc.want {
+			t.Errorf("sizeClass(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+		if got := sizeClass(tc.n); got < tc.n || float64(got) > 1.25*float64(tc.n)+4096 {
+			t.Errorf("sizeClass(%d) = %d: outside [n, 1.25n]", tc.n, got)
+		}
+	}
+}
+
+func TestReleaseReusesTheBlock(t *testing.T) {
+	if !hostCache.enabled(1 << 20) {
+		t.Skip("the CPU cache is turned off (MINDTORCH_CPU_CACHE_MB=0)")
+	}
+	a, err := Allocate(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Zeroed() {
+		t.Error("fresh cached memory should be zeroed")
+	}
+	p := a.HostPtr()
+	a.Release()
+	a.Release() // twice is harmless
+	if !a.Released() {
+		t.Error("Released() = false after Release")
+	}
+	b, err := Allocate(1<<20 - 100) // same size class
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if b.HostPtr() != p {
+		t.Error("a released block was not reused")
+	}
+	if b.Zeroed() {
+		t.Error("reused memory must not claim to be zeroed")
+	}
+}
+
+func TestSmallAllocationsUseTheGoHeap(t *testing.T) {
+	if hostCache.enabled(100) {
+		t.Skip("debug mode sends every allocation through the cache")
+	}
+	m, err := Allocate(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.blk != nil || m.buf == nil || uintptr(m.HostPtr())%Alignment != 0 {
+		t.Errorf("small allocation: block %v, heap %v, aligned %v", m.blk != nil, m.buf != nil, uintptr(m.HostPtr())%Alignment == 0)
+	}
+	m.Release()
+	if !m.Released() {
+		t.Error("Released() = false after Release of heap memory")
+	}
+}
+
+// Memory that is dropped without Release comes back through the garbage
+// collector: allocating far more than the idle bound must not grow the
+// bytes in use without limit.
+func TestDroppedMemoryReturns(t *testing.T) {
+	if !hostCache.enabled(1 << 20) {
+		t.Skip("the CPU cache is turned off")
+	}
+	before := Stats()
+	for range 400 { // 400 MiB in total
+		m, err := Allocate(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*(*byte)(m.HostPtr()) = 1
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for Stats().Live-before.Live > 64<<20 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if live := Stats().Live - before.Live; live > 64<<20 {
+		t.Errorf("%d bytes still live after dropping every allocation", live)
+	}
+	if s := Stats(); s.Hits == before.Hits {
+		t.Error("no allocation reused a block")
+	}
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	c := &cache{free: map[int][]*block{}, limit: 3 << 20, min: 1}
+	var bs []*block
+	for range 5 {
+		b, _, err := c.get(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs = append(bs, b)
+	}
+	for _, b := range bs {
+		c.put(b)
+	}
+	if c.idle != 3<<20 || c.live.Load() != 0 {
+		t.Errorf("idle %d live %d, want %d and 0", c.idle, c.live.Load(), 3<<20)
+	}
+	c.empty()
+	if c.idle != 0 || len(c.free) != 0 {
+		t.Errorf("after empty: idle %d, %d classes", c.idle, len(c.free))
+	}
+}
+
+// Many goroutines allocating and releasing concurrently (run with -race).
+func TestCacheConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				m, err := Allocate((g + 1) * (i%7 + 1) * 40_000)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b := unsafe.Slice((*byte)(m.HostPtr()), m.Nbytes())
+				b[0], b[len(b)-1] = byte(g), byte(i)
+				m.Release()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestEachWorkerRunsEveryShare(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 8} {
+		for range 100 {
+			seen := make([]int, n)
+			if err := eachWorker(n, func(w int) error { seen[w]++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for w, c := range seen {
+				if c != 1 {
+					t.Fatalf("n=%d: share %d ran %d times", n, w, c)
+				}
+			}
+		}
+	}
+}
