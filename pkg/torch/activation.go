@@ -120,6 +120,11 @@ func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
 	if out.err == nil && !kernel.EqualShapes(out.shape, t.shape) {
 		return t.fail("masked_fill", kernel.Errorf(ErrShape, "the mask of shape %s does not broadcast to the tensor's shape", kernel.ShapeString(mask.shape)))
 	}
+	if recording(t) {
+		out.setGradFn("MaskedFillBackward0", []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+			return []*Tensor{fitGrad(g.MaskedFill(mask, 0), t)}
+		})
+	}
 	return out
 }
 
@@ -135,7 +140,11 @@ func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
 	}
 	c := dispatch.NewCall(op, dev, 3, 1)
 	c.In[0], c.In[1], c.In[2] = a.operand(), b.operand(), c3.operand()
-	return run(c)
+	y := run(c)
+	if recording(a, b, c3) {
+		recordRunOp(op, 0, nil, []*Tensor{a, b, c3}, y)
+	}
+	return y
 }
 
 // LerpScalar returns start + weight*(end - start) for a Go scalar weight.

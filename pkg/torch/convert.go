@@ -29,9 +29,24 @@ func (t *Tensor) Copy_(src *Tensor) *Tensor {
 	if t.IsMeta() {
 		dev = device.MetaDevice
 	}
+	return t.copyFrom(src, dev, "CopyBackwards")
+}
+
+// copyFrom runs the copy into t and records it under name.
+func (t *Tensor) copyFrom(src *Tensor, dev Device, name string) *Tensor {
+	rec := recording(t, src)
+	if rec {
+		if err := checkLeafWrite(t, "copy_"); err != nil {
+			return failed(err)
+		}
+	}
 	c := dispatch.NewCall(kernel.OpCopy, dev, 1, 1)
 	c.In[0] = src.operand()
-	return runInPlace(c, t)
+	if y := runInPlace(c, t); y.err != nil || !rec {
+		return y
+	}
+	recordCopy(t, src, name)
+	return t
 }
 
 // emptyLayout makes an uninitialised tensor shaped like t with dtype dt on
@@ -59,7 +74,7 @@ func (t *Tensor) Clone() *Tensor {
 		return out
 	}
 	out.requiresGrad = false
-	return out.Copy_(t)
+	return out.copyFrom(t, out.Device(), "CloneBackward0")
 }
 
 // Contiguous returns t when it is contiguous, else a contiguous copy.
@@ -73,7 +88,7 @@ func (t *Tensor) Contiguous() *Tensor {
 	}
 	out := newTensor(newStorage(m), t.dtype, t.shape, t.strides, 0)
 	kernel.ContiguousStrides(out.shape, out.strides)
-	return out.Copy_(t)
+	return out.copyFrom(t, out.Device(), "CloneBackward0")
 }
 
 // ToDType returns t converted to dtype d (t itself when it already is),
@@ -91,7 +106,7 @@ func (t *Tensor) ToDType(d DType) *Tensor {
 	if out.err != nil {
 		return out
 	}
-	return out.Copy_(t)
+	return out.copyFrom(t, out.Device(), "ToCopyBackward0")
 }
 
 // To returns t on the device given by name ("cpu", "meta", "npu:0"); t itself
@@ -119,11 +134,10 @@ func (t *Tensor) ToDevice(d Device) (*Tensor, error) {
 	if out.err != nil {
 		return nil, out.err
 	}
-	out = out.Copy_(t)
+	out = out.copyFrom(t, d, "ToCopyBackward0")
 	if out.err != nil {
 		return nil, out.err
 	}
-	out.requiresGrad = t.requiresGrad
 	return out, nil
 }
 

@@ -95,7 +95,13 @@ func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tenso
 	c.In[0] = x.operand()
 	c.Mode = mode
 	copy(c.Scalars[:], scalars)
-	return run(c)
+	y := run(c)
+	if recording(x) {
+		var s [2]kernel.Scalar
+		copy(s[:], scalars)
+		recordUnary(op, x, y, mode, s)
+	}
+	return y
 }
 
 // unaryInPlace runs a one-input op writing into x.
@@ -106,11 +112,21 @@ func unaryInPlace(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar)
 	if err := x.checkWritable(op.String() + "_"); err != nil {
 		return failed(err)
 	}
+	var sc [2]kernel.Scalar
+	copy(sc[:], scalars)
+	after, err := unaryInPlaceGrad(op, x, mode, sc)
+	if err != nil {
+		return failed(err)
+	}
 	c := dispatch.NewCall(op, x.Device(), 1, 1)
 	c.In[0] = x.operand()
 	c.Mode = mode
 	copy(c.Scalars[:], scalars)
-	return runInPlace(c, x)
+	if y := runInPlace(c, x); y.err != nil || after == nil {
+		return y
+	}
+	after()
+	return x
 }
 
 // binary runs a two-tensor op; alpha is Scalars[1] of add and sub.
@@ -129,7 +145,11 @@ func binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor
 	c.In[0], c.In[1] = a.operand(), b.operand()
 	c.Mode = mode
 	c.Scalars[1] = alpha
-	return run(c)
+	y := run(c)
+	if recording(a, b) {
+		recordBinary(op, a, b, y, mode, alpha)
+	}
+	return y
 }
 
 // binaryScalar runs a tensor-and-Go-scalar op.
@@ -145,7 +165,11 @@ func binaryScalar(op kernel.OpID, a *Tensor, v any, mode int, alpha kernel.Scala
 	c.In[0] = a.operand()
 	c.Mode = mode
 	c.Scalars[0], c.Scalars[1] = s, alpha
-	return run(c)
+	y := run(c)
+	if recording(a) {
+		recordScalar(op, a, y, s, mode, alpha)
+	}
+	return y
 }
 
 // binaryInPlace runs a two-tensor op writing into a (b may be nil when v is
@@ -179,5 +203,14 @@ func binaryInPlace(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kernel.S
 	c.In[0] = a.operand()
 	c.Mode = mode
 	c.Scalars[1] = alpha
-	return runInPlace(c, a)
+	after, err := binaryInPlaceGrad(op, a, b, c.Scalars[0], mode, alpha)
+	if err != nil {
+		dispatch.Free(c)
+		return failed(err)
+	}
+	if y := runInPlace(c, a); y.err != nil || after == nil {
+		return y
+	}
+	after()
+	return a
 }

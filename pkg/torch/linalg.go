@@ -6,10 +6,14 @@ import (
 
 // product runs a matrix product op over tensors ts, with Scalars beta and alpha.
 func product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
-	return runOp(op, func(c *kernel.Call) error {
+	y := runOp(op, func(c *kernel.Call) error {
 		c.Scalars[0], c.Scalars[1] = beta, alpha
 		return nil
 	}, ts...)
+	if recording(ts...) {
+		recordProduct(op, beta, alpha, ts, y)
+	}
+	return y
 }
 
 // Mm returns the matrix product of t ([n, k]) and other ([k, m]).

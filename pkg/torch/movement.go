@@ -28,7 +28,17 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 			return failed(ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
 		}
 	}
-	return run(c)
+	rec := recording(ts...)
+	var dims []int
+	if rec {
+		dims = append(dims, c.Dims...)
+	}
+	dim := c.Dim
+	y := run(c)
+	if rec {
+		recordRunOp(op, dim, dims, ts, y)
+	}
+	return y
 }
 
 // runOp2 is runOp for ops with two outputs.

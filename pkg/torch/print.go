@@ -128,7 +128,12 @@ func (t *Tensor) String() string {
 }
 
 // gradFnName is the name of the node that made t ("" for leaves).
-func (t *Tensor) gradFnName() string { return "" }
+func (t *Tensor) gradFnName() string {
+	if t.gradFn == nil {
+		return ""
+	}
+	return t.gradFn.Name()
+}
 
 func pyTuple(s []int) string {
 	var b strings.Builder

@@ -33,7 +33,11 @@ func (r reduction) run(t *Tensor) *Tensor {
 	c.KeepDim = r.keepDim
 	c.DType, c.HasDType = r.dtype, r.hasDType
 	c.Scalars[0] = kernel.FloatScalar(r.scalar)
-	return run(c)
+	y := run(c)
+	if recording(t) {
+		r.record(t, y)
+	}
+	return y
 }
 
 // setDims normalizes dims into c.Dims, rejecting repeats.
@@ -133,10 +137,14 @@ func (t *Tensor) MinDim(dim int, keepDim bool) (values, indices *Tensor) {
 }
 
 func (t *Tensor) extremeDim(op kernel.OpID, dim int, keepDim bool) (*Tensor, *Tensor) {
-	return runOp2(op, func(c *kernel.Call) error {
+	values, indices := runOp2(op, func(c *kernel.Call) error {
 		c.KeepDim = keepDim
 		return withDim(dim, t.Dim())(c)
 	}, t)
+	if recording(t) && values.err == nil {
+		recordExtremeDim(t, values, indices, dim, keepDim)
+	}
+	return values, indices
 }
 
 // Argmax returns the flat index of the largest element (0-dim int64).
@@ -250,7 +258,11 @@ func (t *Tensor) Softmax(dim int) *Tensor { return t.alongDim(kernel.OpSoftmax, 
 func (t *Tensor) LogSoftmax(dim int) *Tensor { return t.alongDim(kernel.OpLogSoftmax, dim) }
 
 func (t *Tensor) alongDim(op kernel.OpID, dim int) *Tensor {
-	return runOp(op, withDim(dim, t.Dim()), t)
+	y := runOp(op, withDim(dim, t.Dim()), t)
+	if recording(t) {
+		recordAlongDim(op, t, y, dim)
+	}
+	return y
 }
 
 // SoftmaxBackward is the gradient of Softmax(dim) given its output y and

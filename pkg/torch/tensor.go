@@ -1,7 +1,10 @@
 package torch
 
 import (
+	"sync/atomic"
 	"unsafe"
+
+	"github.com/mindtorch/mindtorch/pkg/autograd"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
@@ -23,6 +26,10 @@ type Tensor struct {
 	err     error
 
 	requiresGrad bool
+	retainsGrad  bool
+	gradFn       *autograd.Node                // the op that made t; nil for leaves
+	grad         *Tensor                       // accumulated gradient (leaves, RetainGrad)
+	accumulator  atomic.Pointer[autograd.Node] // a leaf's AccumulateGrad node, made on first use
 
 	dims [8]int // inline backing of shape and strides up to 4 dims
 }
@@ -170,6 +177,11 @@ func (t *Tensor) RequiresGrad_(on bool) *Tensor {
 	if on && !t.dtype.IsFloatingPoint() {
 		return failed(t.opError("requires_grad_", kernel.ErrDType,
 			"only Tensors of floating point dtype can require gradients"))
+	}
+	if !on && t.gradFn != nil {
+		return failed(t.opError("requires_grad_", kernel.ErrAutograd,
+			"you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph "+
+				"that doesn't require differentiation use var_no_grad = var.detach()."))
 	}
 	t.requiresGrad = on
 	return t

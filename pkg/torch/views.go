@@ -9,9 +9,7 @@ import (
 
 // view makes a view of t.
 func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
-	v := newTensor(t.storage, t.dtype, shape, strides, offset)
-	v.requiresGrad = t.requiresGrad
-	return v
+	return newTensor(t.storage, t.dtype, shape, strides, offset)
 }
 
 func (t *Tensor) fail(op string, err error) *Tensor {
@@ -50,7 +48,7 @@ func (t *Tensor) View(shape ...int) *Tensor {
 		return t.fail("view", kernel.Errorf(ErrShape, "view size is not compatible with input tensor's size and stride "+
 			"(at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
 	}
-	return t.view(s, st, t.offset)
+	return t.reshaped(t.view(s, st, t.offset))
 }
 
 // Reshape returns t with a new shape: a view when the strides allow, else a
@@ -65,7 +63,7 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 		return t.fail("reshape", err)
 	}
 	if st, ok := kernel.ViewStrides(buf[4:4:8], t.shape, t.strides, s); ok {
-		return t.view(s, st, t.offset)
+		return t.reshaped(t.view(s, st, t.offset))
 	}
 	return t.Contiguous().View(append([]int(nil), s...)...)
 }
@@ -94,6 +92,9 @@ func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 		v.shape[a], v.shape[b] = v.shape[b], v.shape[a]
 		v.strides[a], v.strides[b] = v.strides[b], v.strides[a]
 	}
+	if recording(t) {
+		recordView(t, v, "TransposeBackward0", func(g *Tensor) *Tensor { return g.Transpose(a, b) })
+	}
 	return v
 }
 
@@ -106,7 +107,7 @@ func (t *Tensor) T() *Tensor {
 		return t.fail("t", kernel.Errorf(ErrShape, "t() expects a tensor with <= 2 dimensions, but self is %dD", t.Dim()))
 	}
 	if t.Dim() < 2 {
-		return t.view(t.shape, t.strides, t.offset)
+		return t.reshaped(t.view(t.shape, t.strides, t.offset))
 	}
 	return t.Transpose(0, 1)
 }
@@ -151,7 +152,16 @@ func (t *Tensor) Permute(dims ...int) *Tensor {
 		shape = append(shape, t.shape[nd])
 		strides = append(strides, t.strides[nd])
 	}
-	return t.view(shape, strides, t.offset)
+	v := t.view(shape, strides, t.offset)
+	if recording(t) {
+		inv := make([]int, n)
+		for i, d := range dims {
+			nd, _ := t.dim("permute", d)
+			inv[nd] = i
+		}
+		recordView(t, v, "PermuteBackward0", func(g *Tensor) *Tensor { return g.Permute(inv...) })
+	}
+	return v
 }
 
 // Squeeze removes every dim of size 1.
@@ -166,7 +176,7 @@ func (t *Tensor) Squeeze() *Tensor {
 			strides = append(strides, t.strides[i])
 		}
 	}
-	return t.view(shape, strides, t.offset)
+	return t.reshaped(t.view(shape, strides, t.offset))
 }
 
 // SqueezeDim removes dim when its size is 1 (and returns t's view otherwise).
@@ -179,9 +189,9 @@ func (t *Tensor) SqueezeDim(dim int) *Tensor {
 		return t.fail("squeeze", err)
 	}
 	if t.Dim() == 0 || t.shape[d] != 1 {
-		return t.view(t.shape, t.strides, t.offset)
+		return t.reshaped(t.view(t.shape, t.strides, t.offset))
 	}
-	return t.view(remove(t.shape, d), remove(t.strides, d), t.offset)
+	return t.reshaped(t.view(remove(t.shape, d), remove(t.strides, d), t.offset))
 }
 
 func remove(s []int, i int) []int {
@@ -215,7 +225,7 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	}
 	copy(shape[d+1:], t.shape[d:])
 	copy(strides[d+1:], t.strides[d:])
-	return t.view(shape, strides, t.offset)
+	return t.reshaped(t.view(shape, strides, t.offset))
 }
 
 // Expand broadcasts t to a larger shape without copying: new leading dims
@@ -250,7 +260,11 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 				s, have, i, kernel.ShapeString(shape), kernel.ShapeString(t.shape)))
 		}
 	}
-	return t.view(outShape, outStrides, t.offset)
+	v := t.view(outShape, outStrides, t.offset)
+	if recording(t) {
+		recordView(t, v, "ExpandBackward0", func(g *Tensor) *Tensor { return sumTo(g, t.shape) })
+	}
+	return v
 }
 
 // ExpandAs is Expand to other's shape.
@@ -280,6 +294,11 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	}
 	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
 	v.shape[d] = length
+	if recording(t) {
+		recordView(t, v, "NarrowBackward0", func(g *Tensor) *Tensor {
+			return intoZeros(t, g, func(z *Tensor) *Tensor { return z.Narrow(d, start, length) })
+		})
+	}
 	return v
 }
 
@@ -302,7 +321,13 @@ func (t *Tensor) Select(dim, index int) *Tensor {
 	if index < 0 {
 		index += size
 	}
-	return t.view(remove(t.shape, d), remove(t.strides, d), t.offset+index*t.strides[d])
+	v := t.view(remove(t.shape, d), remove(t.strides, d), t.offset+index*t.strides[d])
+	if recording(t) {
+		recordView(t, v, "SelectBackward0", func(g *Tensor) *Tensor {
+			return intoZeros(t, g, func(z *Tensor) *Tensor { return z.Select(d, index) })
+		})
+	}
+	return v
 }
 
 // Slice returns elements start, start+step, ... before end of dim, with
@@ -337,6 +362,11 @@ func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
 	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
 	v.shape[d] = n
 	v.strides[d] = t.strides[d] * step
+	if recording(t) {
+		recordView(t, v, "SliceBackward0", func(g *Tensor) *Tensor {
+			return intoZeros(t, g, func(z *Tensor) *Tensor { return z.Slice(d, start, end, step) })
+		})
+	}
 	return v
 }
 
@@ -514,7 +544,11 @@ func (t *Tensor) AsStrided(shape, strides []int, offset int) *Tensor {
 		return t.fail("as_strided", kernel.Errorf(ErrShape, "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d requiring a storage size of %d are out of bounds for storage of size %d",
 			kernel.ShapeString(shape), kernel.ShapeString(strides), offset, t.dtype.ItemSize(), need, t.storage.Nbytes()))
 	}
-	return t.view(shape, strides, offset)
+	v := t.view(shape, strides, offset)
+	if recording(t) {
+		recordView(t, v, "AsStridedBackward0", func(g *Tensor) *Tensor { return asStridedGrad(t, v, g) })
+	}
+	return v
 }
 
 // Detach returns a view of t that does not require gradients.
@@ -525,4 +559,40 @@ func (t *Tensor) Detach() *Tensor {
 	v := t.view(t.shape, t.strides, t.offset)
 	v.requiresGrad = false
 	return v
+}
+
+// reshaped records v, a view of t with the same elements in the same order
+// (view, reshape, squeeze, unsqueeze): the gradient is reshaped back.
+func (t *Tensor) reshaped(v *Tensor) *Tensor {
+	if recording(t) {
+		recordView(t, v, "ViewBackward0", func(g *Tensor) *Tensor { return g.Reshape(t.shape...) })
+	}
+	return v
+}
+
+// recordView records v as a view of t whose gradient fn maps back to t.
+func recordView(t, v *Tensor, name string, fn func(g *Tensor) *Tensor) {
+	v.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor { return []*Tensor{fn(g)} })
+}
+
+// intoZeros is the gradient of a view that picks some elements of t: zeros
+// of t's shape with g written where the view (take) looks.
+func intoZeros(t, g *Tensor, take func(z *Tensor) *Tensor) *Tensor {
+	z := Zeros(t.shape, WithDType(g.dtype), WithDevice(g.Device().String()))
+	if r := take(z).Copy_(g); r.err != nil {
+		return r
+	}
+	return z
+}
+
+// asStridedGrad is the gradient of an as_strided view v of t: g is added
+// into a buffer over the storage at the elements v looks at (elements v
+// sees more than once get each of their gradients), and t's elements are
+// read from it.
+func asStridedGrad(t, v, g *Tensor) *Tensor {
+	n := t.storage.Nbytes() / t.dtype.ItemSize()
+	buf := Zeros([]int{n}, WithDType(g.dtype), WithDevice(g.Device().String()))
+	idx := Arange(n, WithDevice(g.Device().String())).AsStrided(v.shape, v.strides, v.offset).Reshape(-1)
+	buf = buf.IndexAdd(0, idx, g.Reshape(-1), 1)
+	return buf.AsStrided(t.shape, t.strides, t.offset).Clone()
 }

@@ -1,0 +1,235 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/autograd"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The autograd API of tensors. The engine is pkg/autograd; the gradient
+// formulas sit next to their ops.
+
+// NoGrad runs f with recording off. Grad mode is process-wide (see
+// pkg/autograd): while f runs no goroutine records.
+func NoGrad(f func()) { autograd.NoGrad(f) }
+
+// EnableGrad runs f with recording on, even inside NoGrad.
+func EnableGrad(f func()) { autograd.EnableGrad(f) }
+
+// SetGradEnabled turns recording on or off for the process.
+func SetGradEnabled(on bool) { autograd.SetGradEnabled(on) }
+
+// IsGradEnabled reports whether ops record.
+func IsGradEnabled() bool { return autograd.IsGradEnabled() }
+
+// InferenceMode runs f with recording off, as NoGrad. (PyTorch's inference
+// mode also skips version counting; here version counters are one atomic
+// add per in-place op, so there is nothing further to skip.)
+func InferenceMode(f func()) { autograd.NoGrad(f) }
+
+// GradFn is the node of the op that made t (nil for leaves and for tensors
+// that do not require gradients).
+func (t *Tensor) GradFn() *autograd.Node { return t.gradFn }
+
+// IsLeaf reports whether t was not made by a recorded op: tensors that do
+// not require gradients, and those the user created with requires_grad.
+func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+
+// Grad is the gradient accumulated into t by backward passes (nil before
+// the first): for leaves that require gradients, and for tensors that
+// called RetainGrad.
+func (t *Tensor) Grad() *Tensor { return t.grad }
+
+// SetGrad replaces t's gradient (nil clears it, as optimizers' zero_grad
+// with set_to_none).
+func (t *Tensor) SetGrad(g *Tensor) { t.grad = g }
+
+// RetainGrad makes a non-leaf tensor keep its gradient in Grad. It does
+// nothing on leaves.
+func (t *Tensor) RetainGrad() *Tensor {
+	if t.err != nil || t.gradFn == nil || t.retainsGrad {
+		return t
+	}
+	if !t.requiresGrad {
+		return failed(t.opError("retain_grad", ErrAutograd, "can't retain_grad on Tensor that has requires_grad=False"))
+	}
+	t.retainsGrad = true
+	t.gradFn.AddHook(0, func(g autograd.Value) autograd.Value {
+		_ = t.accumulate(g.(*Tensor))
+		return g
+	})
+	return t
+}
+
+// RegisterHook adds a function called with t's gradient each time it is
+// computed; it returns the gradient to use instead, or nil to keep it.
+func (t *Tensor) RegisterHook(hook func(grad *Tensor) *Tensor) error {
+	if t.err != nil {
+		return t.err
+	}
+	if !t.requiresGrad {
+		return t.opError("register_hook", ErrAutograd, "cannot register a hook on a tensor that doesn't require gradient")
+	}
+	t.gradEdge().Node.AddHook(0, func(g autograd.Value) autograd.Value {
+		if r := hook(g.(*Tensor)); r != nil {
+			return r
+		}
+		return g
+	})
+	return nil
+}
+
+// Detach_ makes t a leaf that does not require gradients, in place.
+func (t *Tensor) Detach_() *Tensor {
+	t.gradFn, t.requiresGrad = nil, false
+	return t
+}
+
+// accumulate adds g into t.grad: the first gradient is copied (it may be
+// shared with other tensors or a broadcast view), later ones are added in
+// place, or out of place when g is itself differentiable (create_graph).
+func (t *Tensor) accumulate(g *Tensor) error {
+	if g.err != nil {
+		return g.err
+	}
+	var mu = accumulateLock(t)
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case t.grad == nil:
+		if g.requiresGrad {
+			t.grad = g
+		} else {
+			t.grad = g.Contiguous()
+			if t.grad == g {
+				t.grad = g.Clone()
+			}
+		}
+	case g.requiresGrad || t.grad.requiresGrad:
+		t.grad = t.grad.Add(g)
+	default:
+		t.grad.Add_(g)
+	}
+	return t.grad.err
+}
+
+// BackwardOptions control a backward pass.
+type BackwardOptions struct {
+	// Grad is the gradient of the output (nil: 1 for a one-element output).
+	Grad *Tensor
+	// RetainGraph keeps the graph for another pass.
+	RetainGraph bool
+	// CreateGraph records the backward pass, for higher derivatives (it
+	// implies RetainGraph).
+	CreateGraph bool
+}
+
+// Backward computes the gradient of t, a one-element tensor, with respect
+// to every leaf that requires gradients and accumulates it into their Grad.
+// The graph is freed afterwards (see BackwardWith).
+func (t *Tensor) Backward() error { return t.BackwardWith(BackwardOptions{}) }
+
+// BackwardWith is Backward with an explicit output gradient (required for
+// a t with more than one element) and graph options.
+func (t *Tensor) BackwardWith(opt BackwardOptions) error {
+	if t.err != nil {
+		return t.err
+	}
+	g, err := rootGrad(t, opt.Grad, 0)
+	if err != nil {
+		return err
+	}
+	_, err = autograd.Backward([]autograd.Edge{t.gradEdge()}, []autograd.Value{g}, engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, nil))
+	return err
+}
+
+// GradOptions control Grad.
+type GradOptions struct {
+	// GradOutputs are the gradients of the outputs (nil entries, or a nil
+	// slice: 1 for one-element outputs).
+	GradOutputs []*Tensor
+	RetainGraph bool
+	CreateGraph bool
+	// AllowUnused returns nil for inputs the outputs do not depend on,
+	// instead of an error.
+	AllowUnused bool
+}
+
+// Grad returns the gradients of the outputs with respect to the inputs,
+// without touching any tensor's Grad (PyTorch's torch.autograd.grad).
+func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
+	roots := make([]autograd.Edge, len(outputs))
+	grads := make([]autograd.Value, len(outputs))
+	for i, o := range outputs {
+		if o.err != nil {
+			return nil, o.err
+		}
+		var go_ *Tensor
+		if i < len(opt.GradOutputs) {
+			go_ = opt.GradOutputs[i]
+		}
+		g, err := rootGrad(o, go_, i)
+		if err != nil {
+			return nil, err
+		}
+		roots[i], grads[i] = o.gradEdge(), g
+	}
+	capture := make([]autograd.Edge, len(inputs))
+	for i, in := range inputs {
+		if in.err != nil {
+			return nil, in.err
+		}
+		if !in.requiresGrad {
+			return nil, in.opError("grad", ErrAutograd, "One of the differentiated Tensors does not require grad")
+		}
+		capture[i] = in.gradEdge()
+	}
+	vals, err := autograd.Backward(roots, grads, engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, capture))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Tensor, len(inputs))
+	for i, v := range vals {
+		if v == nil {
+			if !opt.AllowUnused {
+				return nil, inputs[i].opError("grad", ErrAutograd,
+					"One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
+			}
+			continue
+		}
+		out[i] = v.(*Tensor)
+	}
+	return out, nil
+}
+
+// rootGrad is the gradient a backward pass starts from at output t.
+func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
+	if !t.requiresGrad {
+		return nil, t.opError("backward", ErrAutograd, "element %d of tensors does not require grad and does not have a grad_fn", i)
+	}
+	if g == nil {
+		if t.Numel() != 1 {
+			return nil, t.opError("backward", ErrAutograd, "grad can be implicitly created only for scalar outputs")
+		}
+		return OnesLike(t), nil
+	}
+	if g.err != nil {
+		return nil, g.err
+	}
+	if !sameShape(g.shape, t.shape) {
+		return nil, kernel.Errorf(ErrShape, "Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a shape of %s.",
+			i, kernel.ShapeString(g.shape), i, kernel.ShapeString(t.shape))
+	}
+	return g, nil
+}
+
+func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Options {
+	return autograd.Options{
+		RetainGraph: retain,
+		CreateGraph: create,
+		Capture:     capture,
+		Add: func(a, b autograd.Value) (autograd.Value, error) {
+			s := a.(*Tensor).Add(b.(*Tensor))
+			return s, s.err
+		},
+	}
+}

@@ -1,0 +1,325 @@
+package torch_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+func leaf(shape ...int) *torch.Tensor {
+	return torch.Randn(shape, torch.WithDType(torch.Float64)).RequiresGrad_(true)
+}
+
+func positive(shape ...int) *torch.Tensor {
+	return torch.Rand(shape, torch.WithDType(torch.Float64)).AddScalar(0.5).Detach().RequiresGrad_(true)
+}
+
+func TestGradCheckOps(t *testing.T) {
+	torch.ManualSeed(1)
+	type fn = func(in ...*torch.Tensor) *torch.Tensor
+	cases := []struct {
+		name   string
+		f      fn
+		inputs []*torch.Tensor
+	}{
+		{"add broadcast", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Add(in[1]) }, []*torch.Tensor{leaf(2, 3), leaf(3)}},
+		{"sub alpha", func(in ...*torch.Tensor) *torch.Tensor { return in[0].SubAlpha(in[1], 2.5) }, []*torch.Tensor{leaf(2, 1), leaf(1, 3)}},
+		{"mul transposed", func(in ...*torch.Tensor) *torch.Tensor { return in[0].T().Mul(in[1]) }, []*torch.Tensor{leaf(3, 2), leaf(2, 3)}},
+		{"div", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Div(in[1]) }, []*torch.Tensor{leaf(2, 3), positive(3)}},
+		{"pow tensor", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Pow(in[1]) }, []*torch.Tensor{positive(2, 3), leaf(2, 3)}},
+		{"pow scalar", func(in ...*torch.Tensor) *torch.Tensor { return in[0].PowScalar(3) }, []*torch.Tensor{leaf(4)}},
+		{"maximum", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Maximum(in[1]) }, []*torch.Tensor{leaf(5), leaf(5)}},
+		{"atan2", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Atan2(in[1]) }, []*torch.Tensor{leaf(4), positive(4)}},
+		{"scalar ops", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].MulScalar(3).AddScalar(1).DivScalar(2).SubScalar(0.5)
+		}, []*torch.Tensor{leaf(2, 2)}},
+		{"exp log sqrt", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Exp().Add(in[0].Log()).Add(in[0].Sqrt()) }, []*torch.Tensor{positive(4)}},
+		{"trig", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Sin().Add(in[0].Cos()).Add(in[0].Tan()).Add(in[0].Atan())
+		}, []*torch.Tensor{leaf(4)}},
+		{"hyperbolic", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sinh().Add(in[0].Cosh()).Add(in[0].Tanh()) }, []*torch.Tensor{leaf(4)}},
+		{"activations", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Sigmoid().Add(in[0].Gelu()).Add(in[0].GeluTanh()).Add(in[0].Silu()).Add(in[0].Softplus(1, 20)).Add(in[0].Elu(1))
+		}, []*torch.Tensor{leaf(6)}},
+		{"relu leaky erf", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Relu().Add(in[0].LeakyRelu(0.1)).Add(in[0].Erf())
+		}, []*torch.Tensor{leaf(6)}},
+		{"abs square reciprocal rsqrt", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Abs().Add(in[0].Square()).Add(in[0].Reciprocal()).Add(in[0].Rsqrt())
+		}, []*torch.Tensor{positive(4)}},
+		{"clamp", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Clamp(-0.5, 0.5) }, []*torch.Tensor{leaf(8)}},
+		{"where", func(in ...*torch.Tensor) *torch.Tensor { return torch.Where(in[0].GtScalar(0), in[0], in[1]) }, []*torch.Tensor{leaf(2, 3), leaf(3)}},
+		{"masked_fill", func(in ...*torch.Tensor) *torch.Tensor { return in[0].MaskedFill(in[0].GtScalar(0), 2) }, []*torch.Tensor{leaf(5)}},
+		{"sum dims", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sum(0, 2) }, []*torch.Tensor{leaf(2, 3, 2)}},
+		{"sum keepdim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].SumKeepDim(-1) }, []*torch.Tensor{leaf(2, 3)}},
+		{"mean", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mean(1) }, []*torch.Tensor{leaf(2, 3)}},
+		{"mean all 0-dim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mean() }, []*torch.Tensor{leaf(2, 3)}},
+		{"prod", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Prod(0) }, []*torch.Tensor{positive(3, 2)}},
+		{"amax", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Amax(1) }, []*torch.Tensor{leaf(3, 4)}},
+		{"max dim", func(in ...*torch.Tensor) *torch.Tensor { v, _ := in[0].MaxDim(1, false); return v }, []*torch.Tensor{leaf(3, 4)}},
+		{"var std", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Var(1).Add(in[0].Std(1)) }, []*torch.Tensor{leaf(3, 4)}},
+		{"norm", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Norm(2, 1).Add(in[0].Norm(3, 1)) }, []*torch.Tensor{leaf(3, 4)}},
+		{"logsumexp", func(in ...*torch.Tensor) *torch.Tensor { return in[0].LogSumExp(1) }, []*torch.Tensor{leaf(3, 4)}},
+		{"softmax", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Softmax(1) }, []*torch.Tensor{leaf(2, 4)}},
+		{"log_softmax dim 0", func(in ...*torch.Tensor) *torch.Tensor { return in[0].LogSoftmax(0) }, []*torch.Tensor{leaf(3, 2)}},
+		{"cumsum", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Cumsum(1) }, []*torch.Tensor{leaf(2, 4)}},
+		{"mm", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mm(in[1]) }, []*torch.Tensor{leaf(2, 3), leaf(3, 4)}},
+		{"matmul 1-D", func(in ...*torch.Tensor) *torch.Tensor { return in[0].MatMul(in[1]) }, []*torch.Tensor{leaf(3), leaf(3, 2)}},
+		{"matmul batched broadcast", func(in ...*torch.Tensor) *torch.Tensor { return in[0].MatMul(in[1]) }, []*torch.Tensor{leaf(2, 1, 2, 3), leaf(3, 3, 2)}},
+		{"dot", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Dot(in[1]) }, []*torch.Tensor{leaf(4), leaf(4)}},
+		{"addmm", func(in ...*torch.Tensor) *torch.Tensor { return torch.Addmm(in[0], in[1], in[2], 0.5, 2) }, []*torch.Tensor{leaf(4), leaf(2, 3), leaf(3, 4)}},
+		{"linear", func(in ...*torch.Tensor) *torch.Tensor { return torch.Linear(in[0], in[1], in[2]) }, []*torch.Tensor{leaf(2, 3), leaf(4, 3), leaf(4)}},
+		{"views", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Permute(2, 0, 1).Reshape(3, 4).Transpose(0, 1).Narrow(0, 1, 2).Unsqueeze(0).Squeeze()
+		}, []*torch.Tensor{leaf(2, 2, 3)}},
+		{"select slice step", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Select(1, 2).Add(in[0].Slice(1, 0, 5, 2).Sum(1)) }, []*torch.Tensor{leaf(3, 5)}},
+		{"expand", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Expand(2, 3, 4).Mul(in[1]) }, []*torch.Tensor{leaf(3, 1), leaf(2, 3, 4)}},
+		{"as_strided overlapping", func(in ...*torch.Tensor) *torch.Tensor { return in[0].AsStrided([]int{3, 2}, []int{1, 1}, 0) }, []*torch.Tensor{leaf(4)}},
+		{"cat stack", func(in ...*torch.Tensor) *torch.Tensor {
+			return torch.Cat([]*torch.Tensor{in[0], in[1]}, 1).Add(torch.Stack([]*torch.Tensor{in[0], in[0]}, 1).Reshape(2, 4).Narrow(1, 0, 3))
+		}, []*torch.Tensor{leaf(2, 2), leaf(2, 1)}},
+		{"gather index_select embedding", func(in ...*torch.Tensor) *torch.Tensor {
+			idx := torch.FromSlice([]int64{0, 2, 2, 1}).Reshape(2, 2)
+			return in[0].Gather(1, idx).Sum().Add(in[0].IndexSelect(0, torch.FromSlice([]int64{1, 1})).Sum()).Add(torch.Embedding(idx, in[0]).Sum())
+		}, []*torch.Tensor{leaf(3, 3)}},
+		{"flip clone contiguous", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Flip(0).T().Contiguous().Clone() }, []*torch.Tensor{leaf(2, 3)}},
+		{"cross entropy", func(in ...*torch.Tensor) *torch.Tensor {
+			target := torch.FromSlice([]int64{1, 0, 3}).Reshape(3, 1)
+			return in[0].LogSoftmax(1).Gather(1, target).Mean().Neg()
+		}, []*torch.Tensor{leaf(3, 4)}},
+		{"0-dim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mul(in[1]).Exp() }, []*torch.Tensor{leaf(), leaf(3)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := torch.GradCheck(tc.f, tc.inputs, torch.GradCheckOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+func TestBackwardAccumulatesIntoLeaves(t *testing.T) {
+	x := torch.FromSlice([]float64{1, 2, 3}).RequiresGrad_(true)
+	for range 2 {
+		y := x.Mul(x).Sum() // dy/dx = 2x
+		if err := y.Backward(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := torch.ToSlice[float64](x.Grad())
+	if want := []float64{4, 8, 12}; !equalF(got, want) {
+		t.Errorf("grad after two passes = %v, want %v", got, want)
+	}
+	if !x.IsLeaf() || x.Mul(x).IsLeaf() || x.Mul(x).GradFn().Name() != "MulBackward0" {
+		t.Error("IsLeaf / GradFn wrong")
+	}
+}
+
+func TestBackwardErrors(t *testing.T) {
+	x := torch.Ones([]int{3}).RequiresGrad_(true)
+	if err := x.MulScalar(2).Backward(); err == nil || !strings.Contains(err.Error(), "scalar outputs") {
+		t.Errorf("non-scalar backward: %v", err)
+	}
+	if err := torch.Ones([]int{1}).Backward(); err == nil || !strings.Contains(err.Error(), "does not require grad") {
+		t.Errorf("backward of a tensor without grad: %v", err)
+	}
+	y := x.Exp().Sum()
+	if err := y.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if err := y.Backward(); !errors.Is(err, autogradFreed()) {
+		t.Errorf("second backward: %v", err)
+	}
+	z := x.Exp().Sum()
+	if err := z.BackwardWith(torch.BackwardOptions{RetainGraph: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Backward(); err != nil {
+		t.Errorf("backward after retain_graph: %v", err)
+	}
+	if r := x.AddScalar_(1); !errors.Is(r.Err(), torch.ErrAutograd) || !strings.Contains(r.Err().Error(), "leaf Variable") {
+		t.Errorf("in-place on a leaf: %v", r.Err())
+	}
+}
+
+func TestInPlaceAfterSaveIsDetected(t *testing.T) {
+	x := torch.Ones([]int{3}).RequiresGrad_(true)
+	y := x.MulScalar(2)
+	z := y.Exp() // saves its output
+	z.MulScalar_(3)
+	err := z.Sum().Backward()
+	if err == nil || !strings.Contains(err.Error(), "modified by an inplace operation") {
+		t.Errorf("backward through a modified saved tensor: %v", err)
+	}
+	// In-place on a non-leaf with nothing saved is fine and differentiable.
+	a := torch.FromSlice([]float64{1, 2}).RequiresGrad_(true)
+	b := a.MulScalar(1)
+	b.MulScalar_(3).AddScalar_(1)
+	if err := b.Sum().Backward(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := torch.ToSlice[float64](a.Grad())
+	if !equalF(got, []float64{3, 3}) {
+		t.Errorf("grad through in-place ops = %v, want [3 3]", got)
+	}
+}
+
+func TestGradDoesNotTouchGrad(t *testing.T) {
+	x := torch.FromSlice([]float64{2}).RequiresGrad_(true)
+	y := x.PowScalar(3)
+	g, err := torch.Grad([]*torch.Tensor{y}, []*torch.Tensor{x}, torch.GradOptions{CreateGraph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Grad() != nil {
+		t.Error("Grad wrote into x.Grad()")
+	}
+	if v, _ := g[0].Item(); v != 12 {
+		t.Errorf("dy/dx = %v, want 12", v)
+	}
+	// Second derivative through create_graph: d2y/dx2 = 6x = 12.
+	g2, err := torch.Grad([]*torch.Tensor{g[0]}, []*torch.Tensor{x}, torch.GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := g2[0].Item(); v != 12 {
+		t.Errorf("d2y/dx2 = %v, want 12", v)
+	}
+	// tanh: d2/dx2 tanh = -2 tanh (1 - tanh^2).
+	th := x.Tanh()
+	d1, _ := torch.Grad([]*torch.Tensor{th}, []*torch.Tensor{x}, torch.GradOptions{CreateGraph: true})
+	d2, err := torch.Grad([]*torch.Tensor{d1[0]}, []*torch.Tensor{x}, torch.GradOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv, _ := th.Item()
+	if v, _ := d2[0].Item(); !closeTo(v, -2*tv*(1-tv*tv)) {
+		t.Errorf("tanh'' = %v, want %v", v, -2*tv*(1-tv*tv))
+	}
+}
+
+func TestHooksAndRetainGrad(t *testing.T) {
+	x := torch.FromSlice([]float64{1, 2}).RequiresGrad_(true)
+	y := x.MulScalar(3).RetainGrad()
+	var seen *torch.Tensor
+	if err := y.RegisterHook(func(g *torch.Tensor) *torch.Tensor { seen = g; return g.MulScalar(2) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := y.Sum().Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if seen == nil {
+		t.Fatal("hook not called")
+	}
+	got, _ := torch.ToSlice[float64](x.Grad())
+	if !equalF(got, []float64{6, 6}) {
+		t.Errorf("x.grad with a doubling hook = %v, want [6 6]", got)
+	}
+	if y.Grad() == nil {
+		t.Error("RetainGrad kept no gradient")
+	}
+}
+
+func TestDeepChain(t *testing.T) {
+	x := torch.FromSlice([]float64{1}).RequiresGrad_(true)
+	y := x
+	for range 100_000 {
+		y = y.AddScalar(1)
+	}
+	if err := y.Sum().Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := x.Grad().Item(); v != 1 {
+		t.Errorf("grad through 100000 ops = %v", v)
+	}
+}
+
+func TestConcurrentBackward(t *testing.T) {
+	w := torch.Ones([]int{4, 4}, torch.WithDType(torch.Float64)).RequiresGrad_(true)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				x := torch.Ones([]int{2, 4}, torch.WithDType(torch.Float64))
+				if err := x.MatMul(w).Tanh().Sum().Backward(); err != nil {
+					t.Error(err)
+				}
+				// Inference on detached parameters never records.
+				if y := x.MatMul(w.Detach()); y.RequiresGrad() {
+					t.Error("a detached parameter recorded")
+				}
+			}
+		})
+	}
+	wg.Wait()
+	one := torch.Ones([]int{2, 4}, torch.WithDType(torch.Float64)).MatMul(w.Detach()).Tanh()
+	d := one.Mul(one).Neg().AddScalar(1).Sum(0).Unsqueeze(0).Expand(4, 4).MulScalar(160) // 8*20 passes
+	if !torch.AllClose(w.Grad(), d, 1e-9, 1e-9, false) {
+		t.Errorf("accumulated gradient from concurrent passes is wrong")
+	}
+}
+
+func TestNoGrad(t *testing.T) {
+	x := torch.Ones([]int{2}).RequiresGrad_(true)
+	var y *torch.Tensor
+	torch.NoGrad(func() { y = x.MulScalar(2) })
+	if y.RequiresGrad() || y.GradFn() != nil {
+		t.Error("NoGrad recorded")
+	}
+	torch.NoGrad(func() { torch.EnableGrad(func() { y = x.MulScalar(2) }) })
+	if !y.RequiresGrad() {
+		t.Error("EnableGrad inside NoGrad did not record")
+	}
+	if !torch.IsGradEnabled() {
+		t.Error("grad mode not restored")
+	}
+	if x.Gt(x).RequiresGrad() || x.Argmax().RequiresGrad() {
+		t.Error("bool and integer outputs must not require grad")
+	}
+}
+
+func BenchmarkAddSumBackward2x2(b *testing.B) {
+	x := torch.Ones([]int{2, 2}).RequiresGrad_(true)
+	y := torch.Ones([]int{2, 2}).RequiresGrad_(true)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := x.Add(y).Sum().Backward(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAdd2x2Recording(b *testing.B) {
+	x := torch.Ones([]int{2, 2}).RequiresGrad_(true)
+	y := torch.Ones([]int{2, 2})
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Add(y)
+	}
+}
+
+func equalF(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !closeTo(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func closeTo(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
+
+func TestGradCheckFindsWrongGradients(t *testing.T) {
+	// Detach hides one path from autograd: the analytic gradient is x, the
+	// numerical one 2x.
+	f := func(in ...*torch.Tensor) *torch.Tensor { return in[0].Detach().Mul(in[0]) }
+	if err := torch.GradCheck(f, []*torch.Tensor{positive(3)}, torch.GradCheckOptions{}); err == nil {
+		t.Error("GradCheck accepted a wrong gradient")
+	}
+}

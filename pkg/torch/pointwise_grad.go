@@ -1,0 +1,326 @@
+package torch
+
+import (
+	"math"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The derivatives of the pointwise ops, one rule per op, each written with
+// tensor ops (so that create_graph differentiates them again). x is the
+// input, y the output, s the op's scalars, as the forward call had them.
+
+type unaryRule struct {
+	name         string
+	usesX, usesY bool
+	grad         func(g, x, y *Tensor, s [2]kernel.Scalar, mode int) *Tensor
+}
+
+// binaryRule gives the gradients of both tensor inputs, before broadcast
+// reduction (the caller sums them to each input's shape).
+type binaryRule struct {
+	name string
+	grad func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
+}
+
+// scalarRule is the gradient of the tensor input of an op with a Go scalar
+// operand s.
+type scalarRule struct {
+	name string
+	grad func(g, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) *Tensor
+}
+
+var (
+	unaryRules  [kernel.NumOps]*unaryRule
+	binaryRules [kernel.NumOps]*binaryRule
+	scalarRules [kernel.NumOps]*scalarRule
+)
+
+func unaryGrad(op kernel.OpID, name string, usesX, usesY bool, f func(g, x, y *Tensor, s [2]kernel.Scalar, mode int) *Tensor) {
+	unaryRules[op] = &unaryRule{name, usesX, usesY, f}
+}
+
+// zero is the gradient of a piecewise-constant op.
+func zero(g, _, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return ZerosLike(g) }
+
+// where0 keeps g where keep holds and puts 0 elsewhere.
+func where0(keep, g *Tensor) *Tensor { return g.MaskedFill(keep.LogicalNot(), 0) }
+
+func init() {
+	unaryGrad(kernel.OpNeg, "NegBackward0", false, false, func(g, _, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Neg() })
+	unaryGrad(kernel.OpAbs, "AbsBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Mul(x.Sign()) })
+	unaryGrad(kernel.OpExp, "ExpBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Mul(y) })
+	unaryGrad(kernel.OpExp2, "Exp2Backward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y).MulScalar(math.Ln2)
+	})
+	unaryGrad(kernel.OpExpm1, "Expm1Backward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.AddScalar(1))
+	})
+	unaryGrad(kernel.OpLog, "LogBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Div(x) })
+	unaryGrad(kernel.OpLog2, "Log2Backward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.MulScalar(math.Ln2))
+	})
+	unaryGrad(kernel.OpLog10, "Log10Backward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.MulScalar(math.Ln10))
+	})
+	unaryGrad(kernel.OpLog1p, "Log1PBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.AddScalar(1))
+	})
+	unaryGrad(kernel.OpSqrt, "SqrtBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(y.MulScalar(2))
+	})
+	unaryGrad(kernel.OpRsqrt, "RsqrtBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.PowScalar(3)).MulScalar(-0.5)
+	})
+	unaryGrad(kernel.OpSquare, "PowBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x).MulScalar(2)
+	})
+	unaryGrad(kernel.OpReciprocal, "ReciprocalBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.Mul(y)).Neg()
+	})
+	unaryGrad(kernel.OpSin, "SinBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Mul(x.Cos()) })
+	unaryGrad(kernel.OpCos, "CosBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Sin()).Neg()
+	})
+	unaryGrad(kernel.OpTan, "TanBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.Mul(y).AddScalar(1))
+	})
+	unaryGrad(kernel.OpAsin, "AsinBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.Mul(x).Neg().AddScalar(1).Sqrt())
+	})
+	unaryGrad(kernel.OpAcos, "AcosBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.Mul(x).Neg().AddScalar(1).Sqrt()).Neg()
+	})
+	unaryGrad(kernel.OpAtan, "AtanBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.Mul(x).AddScalar(1))
+	})
+	unaryGrad(kernel.OpSinh, "SinhBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Mul(x.Cosh()) })
+	unaryGrad(kernel.OpCosh, "CoshBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g.Mul(x.Sinh()) })
+	unaryGrad(kernel.OpTanh, "TanhBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.Mul(y).Neg().AddScalar(1))
+	})
+	unaryGrad(kernel.OpSigmoid, "SigmoidBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.Mul(y.Neg().AddScalar(1)))
+	})
+	unaryGrad(kernel.OpRelu, "ReluBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.MaskedFill(y.LeScalar(0), 0)
+	})
+	unaryGrad(kernel.OpRelu6, "HardtanhBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.MaskedFill(x.LeScalar(0).LogicalOr(x.GeScalar(6)), 0)
+	})
+	unaryGrad(kernel.OpLeakyRelu, "LeakyReluBackward0", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		return Where(x.GtScalar(0), g, g.MulScalar(s[0].Float()))
+	})
+	unaryGrad(kernel.OpElu, "EluBackward0", true, true, func(g, x, y *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		return Where(x.GtScalar(0), g, g.Mul(y.AddScalar(s[0].Float())))
+	})
+	unaryGrad(kernel.OpGelu, "GeluBackward0", true, false, geluGrad)
+	unaryGrad(kernel.OpSilu, "SiluBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		sg := x.Sigmoid()
+		return g.Mul(sg.Mul(x.Mul(sg.Neg().AddScalar(1)).AddScalar(1)))
+	})
+	unaryGrad(kernel.OpSoftplus, "SoftplusBackward0", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		beta, threshold := s[0].Float(), s[1].Float()
+		bx := x.MulScalar(beta)
+		return Where(bx.GtScalar(threshold), g, g.Mul(bx.Sigmoid()))
+	})
+	unaryGrad(kernel.OpErf, "ErfBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Mul(x).Neg().Exp()).MulScalar(2 / math.Sqrt(math.Pi))
+	})
+	for _, op := range []struct {
+		id   kernel.OpID
+		name string
+	}{{kernel.OpFloor, "FloorBackward0"}, {kernel.OpCeil, "CeilBackward0"}, {kernel.OpRound, "RoundBackward0"},
+		{kernel.OpTrunc, "TruncBackward0"}, {kernel.OpSign, "SignBackward0"}} {
+		unaryGrad(op.id, op.name, false, false, zero)
+	}
+	unaryGrad(kernel.OpFrac, "FracBackward0", false, false, func(g, _, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor { return g })
+	unaryGrad(kernel.OpClamp, "ClampBackward1", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, mode int) *Tensor {
+		keep := OnesLike(x, WithDType(Bool))
+		if mode&1 != 0 {
+			keep = keep.LogicalAnd(x.GeScalar(s[0].Float()))
+		}
+		if mode&2 != 0 {
+			keep = keep.LogicalAnd(x.LeScalar(s[1].Float()))
+		}
+		return where0(keep, g)
+	})
+	unaryGrad(kernel.OpNanToNum, "NanToNumBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return where0(x.IsFinite(), g)
+	})
+
+	binaryRules[kernel.OpAdd] = &binaryRule{"AddBackward0", func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
+		return g, scaled(g, alpha)
+	}}
+	binaryRules[kernel.OpSub] = &binaryRule{"SubBackward0", func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
+		return g, scaled(g, alpha).Neg()
+	}}
+	binaryRules[kernel.OpMul] = &binaryRule{"MulBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g.Mul(b), g.Mul(a)
+	}}
+	binaryRules[kernel.OpDiv] = &binaryRule{"DivBackward0", func(g, a, b, _ *Tensor, mode int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		if mode != kernel.RoundNone {
+			return ZerosLike(g), ZerosLike(g)
+		}
+		return g.Div(b), g.Mul(a).Div(b.Mul(b)).Neg()
+	}}
+	binaryRules[kernel.OpPow] = &binaryRule{"PowBackward1", func(g, a, b, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		ga := g.Mul(b).Mul(a.Pow(b.SubScalar(1)))
+		ga = ga.MaskedFill(b.EqScalar(0), 0)
+		gb := g.Mul(y.Mul(a.Log())).MaskedFill(a.EqScalar(0).LogicalAnd(b.GeScalar(0)), 0)
+		return ga, gb
+	}}
+	binaryRules[kernel.OpMaximum] = &binaryRule{"MaximumBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return extremumGrads(g, a.Gt(b), a.Eq(b))
+	}}
+	binaryRules[kernel.OpMinimum] = &binaryRule{"MinimumBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return extremumGrads(g, a.Lt(b), a.Eq(b))
+	}}
+	binaryRules[kernel.OpAtan2] = &binaryRule{"Atan2Backward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		den := a.Mul(a).Add(b.Mul(b))
+		return g.Mul(b).Div(den), g.Mul(a).Div(den).Neg()
+	}}
+	binaryRules[kernel.OpFmod] = &binaryRule{"FmodBackward1", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g, g.Mul(a.DivTrunc(b)).Neg()
+	}}
+	binaryRules[kernel.OpRemainder] = &binaryRule{"RemainderBackward1", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g, g.Mul(a.DivFloor(b)).Neg()
+	}}
+
+	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward1", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward1", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpMul] = &scalarRule{"MulBackward1", func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		return g.MulScalar(s.Float())
+	}}
+	scalarRules[kernel.OpDiv] = &scalarRule{"DivBackward1", func(g, _, _ *Tensor, s kernel.Scalar, mode int, _ kernel.Scalar) *Tensor {
+		if mode != kernel.RoundNone {
+			return ZerosLike(g)
+		}
+		return g.DivScalar(s.Float())
+	}}
+	scalarRules[kernel.OpPow] = &scalarRule{"PowBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		e := s.Float()
+		if e == 0 {
+			return ZerosLike(g)
+		}
+		return g.Mul(a.PowScalar(e - 1)).MulScalar(e)
+	}}
+	scalarRules[kernel.OpMaximum] = &scalarRule{"MaximumBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		ga, _ := extremumGrads(g, a.GtScalar(s.Float()), a.EqScalar(s.Float()))
+		return ga
+	}}
+	scalarRules[kernel.OpMinimum] = &scalarRule{"MinimumBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		ga, _ := extremumGrads(g, a.LtScalar(s.Float()), a.EqScalar(s.Float()))
+		return ga
+	}}
+	scalarRules[kernel.OpFmod] = &scalarRule{"FmodBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpRemainder] = &scalarRule{"RemainderBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		return g
+	}}
+	scalarRules[kernel.OpAtan2] = &scalarRule{"Atan2Backward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+		b := s.Float()
+		return g.MulScalar(b).Div(a.Mul(a).AddScalar(b * b))
+	}}
+}
+
+// scaled is g*alpha, or g itself when alpha is 1.
+func scaled(g *Tensor, alpha kernel.Scalar) *Tensor {
+	if a := alpha.Float(); a != 1 {
+		return g.MulScalar(a)
+	}
+	return g
+}
+
+// extremumGrads splits g between the two inputs of maximum or minimum: all
+// of it to the winner, half to each on ties, as PyTorch.
+func extremumGrads(g, firstWins, tie *Tensor) (*Tensor, *Tensor) {
+	half := g.MulScalar(0.5)
+	ga := Where(firstWins, g, Where(tie, half, ZerosLike(g)))
+	gb := Where(firstWins, ZerosLike(g), Where(tie, half, g))
+	return ga, gb
+}
+
+// geluGrad is the derivative of gelu, exact (the normal CDF) or its tanh
+// approximation.
+func geluGrad(g, x, _ *Tensor, _ [2]kernel.Scalar, mode int) *Tensor {
+	if mode == kernel.GeluTanh {
+		k := math.Sqrt(2 / math.Pi)
+		x2 := x.Mul(x)
+		t := x.Add(x2.Mul(x).MulScalar(0.044715)).MulScalar(k).Tanh()
+		left := t.AddScalar(1).MulScalar(0.5)
+		right := x.Mul(t.Mul(t).Neg().AddScalar(1)).Mul(x2.MulScalar(3 * 0.044715).AddScalar(1)).MulScalar(0.5 * k)
+		return g.Mul(left.Add(right))
+	}
+	cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
+	pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
+	return g.Mul(cdf.Add(x.Mul(pdf)))
+}
+
+// fitGrad brings an input's gradient to the input's shape and dtype.
+func fitGrad(g, in *Tensor) *Tensor {
+	g = sumTo(g, in.shape)
+	if g.err == nil && g.dtype != in.dtype {
+		g = g.ToDType(in.dtype)
+	}
+	return g
+}
+
+// recordUnary records a one-input pointwise op.
+func recordUnary(op kernel.OpID, x, y *Tensor, mode int, s [2]kernel.Scalar) {
+	r := unaryRules[op]
+	if r == nil {
+		y.setGradFn(op.String()+"Backward", []*Tensor{x}, notDifferentiable(op))
+		return
+	}
+	var sx, sy saved
+	if r.usesX {
+		sx = save(x)
+	}
+	if r.usesY {
+		sy = saveOutput(y)
+	}
+	y.setGradFn(r.name, []*Tensor{x}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		var xv, yv *Tensor
+		if r.usesX {
+			xv = sx.get(create, r.name)
+		}
+		if r.usesY {
+			yv = sy.get(create, r.name)
+		}
+		return []*Tensor{fitGrad(r.grad(g, xv, yv, s, mode), x)}
+	})
+}
+
+// recordBinary records a two-tensor pointwise op.
+func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar) {
+	r := binaryRules[op]
+	if r == nil {
+		y.setGradFn(op.String()+"Backward", []*Tensor{a, b}, notDifferentiable(op))
+		return
+	}
+	sa, sb, sy := save(a), save(b), saveOutput(y)
+	y.setGradFn(r.name, []*Tensor{a, b}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		ga, gb := r.grad(g, sa.get(create, r.name), sb.get(create, r.name), sy.get(create, r.name), mode, alpha)
+		return []*Tensor{fitGrad(ga, a), fitGrad(gb, b)}
+	})
+}
+
+// recordScalar records a tensor-and-Go-scalar pointwise op.
+func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) {
+	r := scalarRules[op]
+	if r == nil {
+		y.setGradFn(op.String()+"Backward", []*Tensor{a}, notDifferentiable(op))
+		return
+	}
+	sa, sy := save(a), saveOutput(y)
+	y.setGradFn(r.name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		return []*Tensor{fitGrad(r.grad(g, sa.get(create, r.name), sy.get(create, r.name), s, mode, alpha), a)}
+	})
+}
+
+// notDifferentiable is the backward of an op without a derivative.
+func notDifferentiable(op kernel.OpID) backwardFn {
+	return func(g *Tensor, need []bool, _ bool) []*Tensor {
+		return []*Tensor{failed(kernel.Errorf(ErrNotImplemented, "the derivative for '%s' is not implemented", op))}
+	}
+}

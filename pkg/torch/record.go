@@ -1,0 +1,146 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/autograd"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// How ops record themselves for autograd. An op that has an input
+// requiring gradients (while grad mode is on) gives its output a node: the
+// edges to its inputs' nodes and a backward function, written next to the
+// op. Backward functions compute with ordinary tensor ops; they see the
+// saved tensors detached unless create_graph asks for a differentiable
+// backward, so they record nothing otherwise.
+
+// backwardFn returns the gradients of an op's inputs from the gradient g of
+// its output; need[i] says whether input i wants one (nil entries are
+// fine). Errors travel in the returned tensors.
+type backwardFn func(g *Tensor, need []bool, create bool) []*Tensor
+
+// recording reports whether an op on these inputs records a node.
+func recording(ins ...*Tensor) bool {
+	for _, t := range ins {
+		if t != nil && t.requiresGrad {
+			return autograd.IsGradEnabled()
+		}
+	}
+	return false
+}
+
+// setGradFn records that out was made from ins by the op name, whose
+// gradients fn computes. Outputs that are not floating point never require
+// gradients.
+func (out *Tensor) setGradFn(name string, ins []*Tensor, fn backwardFn) *Tensor {
+	if out.err != nil || !out.dtype.IsFloatingPoint() {
+		return out
+	}
+	next := make([]autograd.Edge, len(ins))
+	need := make([]bool, len(ins))
+	for i, in := range ins {
+		if in != nil && in.requiresGrad {
+			next[i], need[i] = in.gradEdge(), true
+		}
+	}
+	out.gradFn = autograd.NewNode(name, 1, next, func(gs []autograd.Value, create bool) ([]autograd.Value, error) {
+		res := fn(gs[0].(*Tensor), need, create)
+		vals := make([]autograd.Value, len(next))
+		for i, r := range res {
+			if r == nil || !need[i] {
+				continue
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			vals[i] = r
+		}
+		return vals, nil
+	})
+	out.requiresGrad = true
+	return out
+}
+
+// gradEdge is where t's gradient goes: the output of the op that made it,
+// or its accumulator when t is a leaf.
+func (t *Tensor) gradEdge() autograd.Edge {
+	if t.gradFn != nil {
+		return autograd.Edge{Node: t.gradFn}
+	}
+	if n := t.accumulator.Load(); n != nil {
+		return autograd.Edge{Node: n}
+	}
+	n := autograd.NewAccumulator(func(g autograd.Value) error { return t.accumulate(g.(*Tensor)) })
+	if !t.accumulator.CompareAndSwap(nil, n) {
+		n = t.accumulator.Load()
+	}
+	return autograd.Edge{Node: n}
+}
+
+// saved is a tensor kept for the backward pass, with the version of its
+// storage at the time, to detect in-place changes made since.
+type saved struct {
+	t       *Tensor
+	version int64
+	output  bool // t is the output of the op that saved it
+}
+
+func save(t *Tensor) saved { return saved{t: t, version: t.storage.Version()} }
+
+func saveOutput(t *Tensor) saved { s := save(t); s.output = true; return s }
+
+// get returns the saved tensor (detached unless create), or an error when
+// it was modified in place after it was saved.
+func (s saved) get(create bool, op string) *Tensor {
+	if v := s.t.storage.Version(); v != s.version {
+		what := "input"
+		if s.output {
+			what = "output"
+		}
+		return failed(kernel.Errorf(ErrAutograd, "one of the variables needed for gradient computation has been modified by an inplace operation: "+
+			"[%s %s], which is an %s of %s, is at version %d; expected version %d instead. "+
+			"Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+			s.t.typeName(), kernel.ShapeString(s.t.shape), what, op, v, s.version))
+	}
+	if create || !s.t.requiresGrad {
+		return s.t
+	}
+	return s.t.Detach()
+}
+
+// typeName is PyTorch's legacy tensor type name, as in its messages.
+func (t *Tensor) typeName() string {
+	names := map[DType]string{Float32: "torch.FloatTensor", Float64: "torch.DoubleTensor", Float16: "torch.HalfTensor",
+		BFloat16: "torch.BFloat16Tensor", Int64: "torch.LongTensor", Int32: "torch.IntTensor", Int16: "torch.ShortTensor",
+		Int8: "torch.CharTensor", Uint8: "torch.ByteTensor", Bool: "torch.BoolTensor"}
+	return names[t.dtype]
+}
+
+// sumTo reduces a gradient to shape by summing the dims that broadcasting
+// added or expanded: the gradient of every broadcasting op.
+func sumTo(g *Tensor, shape []int) *Tensor {
+	if g.err != nil || sameShape(g.shape, shape) {
+		return g
+	}
+	lead := g.Dim() - len(shape)
+	var dims []int
+	for i := range g.Dim() {
+		if i < lead || (shape[i-lead] == 1 && g.shape[i] != 1) {
+			dims = append(dims, i)
+		}
+	}
+	if len(dims) > 0 {
+		g = g.SumKeepDim(dims...)
+	}
+	return g.Reshape(shape...)
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

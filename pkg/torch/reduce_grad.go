@@ -1,0 +1,153 @@
+package torch
+
+import (
+	"math"
+	"slices"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The derivatives of the reductions and of the ops along one dim.
+
+// reducedDims normalizes the dims of a reduction of t (none: every dim).
+func reducedDims(t *Tensor, dims []int) []int {
+	if len(dims) == 0 {
+		out := make([]int, t.Dim())
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	out := make([]int, 0, len(dims))
+	for _, d := range dims {
+		if n, err := kernel.NormalizeDim(d, max(t.Dim(), 1)); err == nil && t.Dim() > 0 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// expandBack brings a reduction's output (or its gradient) back to the
+// input's shape: the reduced dims are put back as size 1 (unless kept) and
+// expanded.
+func expandBack(g, t *Tensor, dims []int, keepDim bool) *Tensor {
+	if !keepDim {
+		for _, d := range dims {
+			g = g.Unsqueeze(d)
+		}
+	}
+	return g.Expand(t.shape...)
+}
+
+// recordReduction records y = r(t).
+func (r reduction) record(t, y *Tensor) {
+	dims := reducedDims(t, r.dims)
+	count := 1
+	for _, d := range dims {
+		count *= t.shape[d]
+	}
+	sx, sy := save(t), saveOutput(y)
+	back := func(g *Tensor) *Tensor { return expandBack(g, t, dims, r.keepDim) }
+	var name string
+	var fn func(g, x, y *Tensor) *Tensor
+	switch r.op {
+	case kernel.OpSum:
+		name, fn = "SumBackward1", func(g, _, _ *Tensor) *Tensor { return back(g) }
+	case kernel.OpMean:
+		name, fn = "MeanBackward1", func(g, _, _ *Tensor) *Tensor { return back(g).DivScalar(float64(count)) }
+	case kernel.OpProd:
+		name, fn = "ProdBackward1", func(g, x, y *Tensor) *Tensor { return back(g.Mul(y)).Div(x) }
+	case kernel.OpAmax, kernel.OpAmin:
+		name = "AmaxBackward0"
+		if r.op == kernel.OpAmin {
+			name = "AminBackward0"
+		}
+		fn = func(g, x, y *Tensor) *Tensor { return evenlyToTies(back(g), x.Eq(back(y)), dims) }
+	case kernel.OpVar:
+		name, fn = "VarBackward0", func(g, x, _ *Tensor) *Tensor {
+			mean := x.MeanKeepDim(dims...)
+			return back(g).Mul(x.Sub(mean)).MulScalar(2 / math.Max(float64(count)-r.scalar, 0))
+		}
+	case kernel.OpStd:
+		name, fn = "StdBackward0", func(g, x, y *Tensor) *Tensor {
+			mean := x.MeanKeepDim(dims...)
+			return back(g.Div(y)).Mul(x.Sub(mean)).MulScalar(1 / math.Max(float64(count)-r.scalar, 0))
+		}
+	case kernel.OpNorm:
+		name, fn = "NormBackward1", func(g, x, y *Tensor) *Tensor { return normGrad(back(g), x, back(y), r.scalar, dims) }
+	case kernel.OpLogSumExp:
+		name, fn = "LogsumexpBackward0", func(g, x, y *Tensor) *Tensor { return back(g).Mul(x.Sub(back(y)).Exp()) }
+	default:
+		y.setGradFn(r.op.String()+"Backward", []*Tensor{t}, notDifferentiable(r.op))
+		return
+	}
+	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		return []*Tensor{fitGrad(fn(g, sx.get(create, name), sy.get(create, name)), t)}
+	})
+}
+
+// evenlyToTies shares g equally among the elements that reach the extreme
+// (mask), as PyTorch's amax/amin and max()/min() without a dim.
+func evenlyToTies(g, mask *Tensor, dims []int) *Tensor {
+	m := mask.ToDType(g.dtype)
+	return g.Mul(m).Div(m.SumKeepDim(dims...))
+}
+
+// normGrad is the gradient of the p-norm n of x (both expanded to x's shape).
+func normGrad(g, x, n *Tensor, p float64, dims []int) *Tensor {
+	switch {
+	case p == 0:
+		return ZerosLike(x)
+	case p == 1:
+		return g.Mul(x.Sign())
+	case p == 2:
+		return g.Mul(x).Div(n).MaskedFill(n.EqScalar(0), 0)
+	case math.IsInf(p, 0):
+		a := x.Abs()
+		return evenlyToTies(g.Mul(x.Sign()), a.Eq(n), dims)
+	}
+	a := x.Abs()
+	return g.Mul(x.Mul(a.PowScalar(p-2))).Div(n.PowScalar(p-1)).MaskedFill(n.EqScalar(0), 0)
+}
+
+// recordAlongDim records the ops along one dim: softmax, log_softmax, cumsum.
+func recordAlongDim(op kernel.OpID, t, y *Tensor, dim int) {
+	d, _ := kernel.NormalizeDim(dim, max(t.Dim(), 1))
+	sy := saveOutput(y)
+	var name string
+	var fn func(g, y *Tensor) *Tensor
+	switch op {
+	case kernel.OpSoftmax:
+		name, fn = "SoftmaxBackward0", func(g, y *Tensor) *Tensor { return SoftmaxBackward(g, y, d) }
+	case kernel.OpLogSoftmax:
+		name, fn = "LogSoftmaxBackward0", func(g, y *Tensor) *Tensor { return LogSoftmaxBackward(g, y, d) }
+	case kernel.OpCumsum:
+		name, fn = "CumsumBackward0", func(g, _ *Tensor) *Tensor {
+			if t.Dim() == 0 {
+				return g
+			}
+			return g.Flip(d).Cumsum(d).Flip(d)
+		}
+	default:
+		y.setGradFn(op.String()+"Backward", []*Tensor{t}, notDifferentiable(op))
+		return
+	}
+	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		return []*Tensor{fitGrad(fn(g, sy.get(create, name)), t)}
+	})
+}
+
+// recordExtremeDim records the values of max/min along a dim: the gradient
+// goes to the index that was picked.
+func recordExtremeDim(t, values, indices *Tensor, dim int, keepDim bool) {
+	d, _ := kernel.NormalizeDim(dim, max(t.Dim(), 1))
+	values.setGradFn("MaxBackward0", []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+		idx := indices
+		if !keepDim && t.Dim() > 0 {
+			g, idx = g.Unsqueeze(d), idx.Unsqueeze(d)
+		}
+		z := Zeros(t.shape, WithDType(g.dtype), WithDevice(g.Device().String()))
+		return []*Tensor{z.Scatter(d, idx, g)}
+	})
+}
