@@ -5,14 +5,16 @@ import "github.com/mindtorch/mindtorch/pkg/backends/kernel"
 // The derivatives of the matrix products. matmul, mv, outer and linear are
 // compositions of these and of views, so their gradients follow.
 
+var productNames = map[kernel.OpID]string{kernel.OpMm: "MmBackward0", kernel.OpBmm: "BmmBackward0",
+	kernel.OpAddmm: "AddmmBackward0", kernel.OpBaddbmm: "BaddbmmBackward0", kernel.OpDot: "DotBackward0"}
+
 // recordProduct records y = op(ts...) with Scalars beta and alpha.
 func recordProduct(op kernel.OpID, beta, alpha kernel.Scalar, ts []*Tensor, y *Tensor) {
 	saves := make([]saved, len(ts))
 	for i, t := range ts {
 		saves[i] = save(t)
 	}
-	name := map[kernel.OpID]string{kernel.OpMm: "MmBackward0", kernel.OpBmm: "BmmBackward0",
-		kernel.OpAddmm: "AddmmBackward0", kernel.OpBaddbmm: "BaddbmmBackward0", kernel.OpDot: "DotBackward0"}[op]
+	name := productNames[op]
 	y.setGradFn(name, ts, func(g *Tensor, need []bool, create bool) []*Tensor {
 		in := make([]*Tensor, len(ts))
 		for i, s := range saves {
@@ -31,7 +33,7 @@ func recordProduct(op kernel.OpID, beta, alpha kernel.Scalar, ts []*Tensor, y *T
 			}
 		case kernel.OpAddmm, kernel.OpBaddbmm:
 			if need[0] {
-				out[0] = fitGrad(scaled(g, beta), ts[0])
+				out[0] = scaled(g, beta)
 			}
 			out[1], out[2] = productGrads(scaled(g, alpha), in[1], in[2], need[1], need[2])
 		}

@@ -142,7 +142,7 @@ func (t *Tensor) extremeDim(op kernel.OpID, dim int, keepDim bool) (*Tensor, *Te
 		return withDim(dim, t.Dim())(c)
 	}, t)
 	if recording(t) && values.err == nil {
-		recordExtremeDim(t, values, indices, dim, keepDim)
+		recordExtremeDim(op, t, values, indices, dim, keepDim)
 	}
 	return values, indices
 }

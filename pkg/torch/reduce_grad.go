@@ -140,9 +140,13 @@ func recordAlongDim(op kernel.OpID, t, y *Tensor, dim int) {
 
 // recordExtremeDim records the values of max/min along a dim: the gradient
 // goes to the index that was picked.
-func recordExtremeDim(t, values, indices *Tensor, dim int, keepDim bool) {
+func recordExtremeDim(op kernel.OpID, t, values, indices *Tensor, dim int, keepDim bool) {
 	d, _ := kernel.NormalizeDim(dim, max(t.Dim(), 1))
-	values.setGradFn("MaxBackward0", []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+	name := "MaxBackward0"
+	if op == kernel.OpMinDim {
+		name = "MinBackward0"
+	}
+	values.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
 		idx := indices
 		if !keepDim && t.Dim() > 0 {
 			g, idx = g.Unsqueeze(d), idx.Unsqueeze(d)
