@@ -34,3 +34,20 @@ bench("Softmax1024", lambda: r2.softmax(1), 50)
 for n in (1024, 128):
     a, b = torch.randn(n, n), torch.randn(n, n)
     bench(f"Matmul{n}", lambda: a @ b, 20 if n == 1024 else 2000)
+x22r, y22r = torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True)
+bench("AddSumBackward2x2", lambda: (x22r + y22r).sum().backward(), 20000)
+bench("Add2x2Recording", lambda: x22r + y22, 200_000)
+torch.manual_seed(0)
+xm, tm = torch.randn(64, 784), torch.randint(0, 10, (64, 1))
+w1 = (torch.randn(256, 784) * 0.03).requires_grad_(True)
+b1 = torch.zeros(256, requires_grad=True)
+w2 = (torch.randn(10, 256) * 0.06).requires_grad_(True)
+b2 = torch.zeros(10, requires_grad=True)
+
+
+def mlp_step():
+    h = torch.nn.functional.linear(xm, w1, b1).relu()
+    torch.nn.functional.linear(h, w2, b2).log_softmax(1).gather(1, tm).mean().neg().backward()
+
+
+bench("MLPForwardBackward", mlp_step, 500)

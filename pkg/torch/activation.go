@@ -142,7 +142,7 @@ func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
 	c.In[0], c.In[1], c.In[2] = a.operand(), b.operand(), c3.operand()
 	y := run(c)
 	if recording(a, b, c3) {
-		recordRunOp(op, 0, nil, []*Tensor{a, b, c3}, y)
+		recordRunOp(op, opAttrs{}, []*Tensor{a, b, c3}, y)
 	}
 	return y
 }

@@ -91,6 +91,49 @@ func TestGradCheckOps(t *testing.T) {
 			return in[0].LogSoftmax(1).Gather(1, target).Mean().Neg()
 		}, []*torch.Tensor{leaf(3, 4)}},
 		{"0-dim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mul(in[1]).Exp() }, []*torch.Tensor{leaf(), leaf(3)}},
+		{"sort topk values", func(in ...*torch.Tensor) *torch.Tensor {
+			s, _ := in[0].Sort(1, true)
+			k, _ := in[0].Topk(2, 0, false)
+			return s.Sum(0).Add(k.Sum(0))
+		}, []*torch.Tensor{leaf(3, 4)}},
+		{"scatter", func(in ...*torch.Tensor) *torch.Tensor {
+			idx := torch.FromSlice([]int64{2, 0, 1, 0}).Reshape(2, 2)
+			return in[0].Scatter(1, idx, in[1].Narrow(1, 0, 2)).Add(in[0].ScatterValue(0, idx, 1.5).Narrow(0, 0, 3))
+		}, []*torch.Tensor{leaf(3, 3), leaf(2, 3)}},
+		{"scatter_add scatter_reduce sum", func(in ...*torch.Tensor) *torch.Tensor {
+			idx := torch.FromSlice([]int64{2, 0, 2, 2, 1, 0}).Reshape(2, 3)
+			return in[0].ScatterAdd(1, idx, in[1]).Add(in[0].ScatterReduce(1, idx, in[1], "sum", false))
+		}, []*torch.Tensor{leaf(2, 3), leaf(2, 3)}},
+		{"index_add", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].IndexAdd(0, torch.FromSlice([]int64{1, 1, 0}), in[1], 2.5)
+		}, []*torch.Tensor{leaf(2, 2), leaf(3, 2)}},
+		{"masked_select index", func(in ...*torch.Tensor) *torch.Tensor {
+			mask := torch.FromSlice([]bool{true, false, true})
+			return in[0].MaskedSelect(mask).Sum().Add(in[0].Index(torch.FromSlice([]int64{-1, 0})).Sum()).
+				Add(in[0].Index(torch.FromSlice([]bool{false, true})).Sum())
+		}, []*torch.Tensor{leaf(2, 3)}},
+		{"lerp", func(in ...*torch.Tensor) *torch.Tensor {
+			return torch.Lerp(in[0], in[1], in[2]).Add(torch.LerpScalar(in[0], in[1], 0.3))
+		}, []*torch.Tensor{leaf(2, 3), leaf(3), leaf(2, 1)}},
+		{"clamp tensor bounds", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].ClampTensor(in[1], in[1].AddScalar(0.8))
+		}, []*torch.Tensor{leaf(3, 4), leaf(4)}},
+		{"cumprod", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Cumprod(1) }, []*torch.Tensor{leaf(2, 4)}},
+		{"cumprod through a zero", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Mul(torch.FromSlice([]float64{1, 0, 1, 1, 0})).Cumprod(0)
+		}, []*torch.Tensor{leaf(5)}},
+		{"roll repeat tile", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Roll([]int{1}, 1).Repeat(2, 1).Add(in[0].Tile(2, 1)).Sum(0).Add(in[0].RepeatInterleave(2, 1).Narrow(1, 0, 3).Sum(0))
+		}, []*torch.Tensor{leaf(2, 3)}},
+		{"tril triu diag", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Tril(0).Add(in[0].Triu(1).MulScalar(2)).Add(in[0].Diag(0).Diag(0))
+		}, []*torch.Tensor{leaf(3, 3)}},
+		{"split chunk unbind", func(in ...*torch.Tensor) *torch.Tensor {
+			s, _ := in[0].Split(2, 1)
+			c, _ := in[0].Chunk(2, 0)
+			u, _ := in[0].Unbind(0)
+			return s[0].Sum().Add(s[1].Exp().Sum()).Add(c[1].Sum()).Add(u[0].Sin().Sum())
+		}, []*torch.Tensor{leaf(2, 4)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,5 +364,36 @@ func TestGradCheckFindsWrongGradients(t *testing.T) {
 	f := func(in ...*torch.Tensor) *torch.Tensor { return in[0].Detach().Mul(in[0]) }
 	if err := torch.GradCheck(f, []*torch.Tensor{positive(3)}, torch.GradCheckOptions{}); err == nil {
 		t.Error("GradCheck accepted a wrong gradient")
+	}
+}
+
+func TestInPlaceOnViewOfLeafIsRefused(t *testing.T) {
+	x := torch.Ones([]int{3}).RequiresGrad_(true)
+	err := x.Narrow(0, 0, 2).MulScalar_(2).Err()
+	if !errors.Is(err, torch.ErrAutograd) || !strings.Contains(err.Error(), "a view of a leaf Variable") {
+		t.Errorf("in-place on a view of a leaf: %v", err)
+	}
+	torch.NoGrad(func() {
+		if err := x.Narrow(0, 0, 2).MulScalar_(2).Err(); err != nil {
+			t.Errorf("under NoGrad: %v", err)
+		}
+	})
+}
+
+func TestFillCutsHistory(t *testing.T) {
+	a := torch.FromSlice([]float64{1, 2}).RequiresGrad_(true)
+	h := a.MulScalar(2)
+	h.Fill_(5)
+	if err := h.Sum().Backward(); err == nil {
+		t.Fatal("backward through a filled tensor that needs no grad must fail")
+	}
+	h = a.MulScalar(2)
+	h.Select(0, 1).Fill_(5) // only element 1 loses its history
+	if err := h.Sum().Backward(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := torch.ToSlice[float64](a.Grad())
+	if want := []float64{2, 0}; !equalF(got, want) {
+		t.Errorf("grad = %v, want %v", got, want)
 	}
 }

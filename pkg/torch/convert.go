@@ -34,7 +34,7 @@ func (t *Tensor) Copy_(src *Tensor) *Tensor {
 
 // copyFrom runs the copy into t and records it under name.
 func (t *Tensor) copyFrom(src *Tensor, dev Device, name string) *Tensor {
-	rec := recording(t, src)
+	rec := recording(t, src) || (t.base != nil && recording(t.base))
 	if rec {
 		if err := checkLeafWrite(t, "copy_"); err != nil {
 			return failed(err)

@@ -224,9 +224,19 @@ func (t *Tensor) Fill_(value any) *Tensor {
 	if err := t.checkWritable("fill_"); err != nil {
 		return failed(err)
 	}
+	rec := recording(t) || (t.base != nil && recording(t.base))
+	if rec {
+		if err := checkLeafWrite(t, "fill_"); err != nil {
+			return failed(err)
+		}
+	}
 	c := dispatch.NewCall(kernel.OpFill, t.Device(), 0, 1)
 	c.Scalars[0] = s
-	return runInPlace(c, t)
+	if y := runInPlace(c, t); y.err != nil || !rec {
+		return y
+	}
+	rebase(t, nil) // the new value is a constant
+	return t
 }
 
 // Zero_ sets every element of t to 0 and returns t.

@@ -28,15 +28,14 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 			return failed(ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
 		}
 	}
-	rec := recording(ts...)
-	var dims []int
+	rec := recording(ts...) && !recordedByCaller(op)
+	var a opAttrs
 	if rec {
-		dims = append(dims, c.Dims...)
+		a = attrsOf(c)
 	}
-	dim := c.Dim
 	y := run(c)
 	if rec {
-		recordRunOp(op, dim, dims, ts, y)
+		recordRunOp(op, a, ts, y)
 	}
 	return y
 }
@@ -421,10 +420,14 @@ func (t *Tensor) Index(index *Tensor) *Tensor {
 // Sort sorts along dim (stably: equal elements keep their order; NaN sorts
 // as the largest value) and returns the values and their int64 indices.
 func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
-	return runOp2(kernel.OpSort, func(c *kernel.Call) error {
+	values, indices = runOp2(kernel.OpSort, func(c *kernel.Call) error {
 		c.KeepDim = descending
 		return withDim(dim, t.Dim())(c)
 	}, t)
+	if values.err == nil && recording(t) {
+		recordSorted("SortBackward0", t, values, indices, dim)
+	}
+	return values, indices
 }
 
 // Argsort returns the indices that sort t along dim.
@@ -436,12 +439,16 @@ func (t *Tensor) Argsort(dim int, descending bool) *Tensor {
 // Topk returns the k largest (or smallest) elements along dim, sorted, and
 // their indices.
 func (t *Tensor) Topk(k, dim int, largest bool) (values, indices *Tensor) {
-	return runOp2(kernel.OpTopk, func(c *kernel.Call) error {
+	values, indices = runOp2(kernel.OpTopk, func(c *kernel.Call) error {
 		c.KeepDim = largest
 		c.Ints = c.NewInts(1)
 		c.Ints[0] = k
 		return withDim(dim, t.Dim())(c)
 	}, t)
+	if values.err == nil && recording(t) {
+		recordSorted("TopkBackward0", t, values, indices, dim)
+	}
+	return values, indices
 }
 
 // Unique returns the sorted distinct elements of t, the index of each

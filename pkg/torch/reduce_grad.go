@@ -111,30 +111,35 @@ func normGrad(g, x, n *Tensor, p float64, dims []int) *Tensor {
 	return g.Mul(x.Mul(a.PowScalar(p-2))).Div(n.PowScalar(p-1)).MaskedFill(n.EqScalar(0), 0)
 }
 
-// recordAlongDim records the ops along one dim: softmax, log_softmax, cumsum.
+// recordAlongDim records the ops along one dim: softmax, log_softmax,
+// cumsum, cumprod.
 func recordAlongDim(op kernel.OpID, t, y *Tensor, dim int) {
 	d, _ := kernel.NormalizeDim(dim, max(t.Dim(), 1))
 	sy := saveOutput(y)
 	var name string
-	var fn func(g, y *Tensor) *Tensor
+	var fn func(g, y *Tensor, create bool) *Tensor
 	switch op {
 	case kernel.OpSoftmax:
-		name, fn = "SoftmaxBackward0", func(g, y *Tensor) *Tensor { return SoftmaxBackward(g, y, d) }
+		name, fn = "SoftmaxBackward0", func(g, y *Tensor, _ bool) *Tensor { return SoftmaxBackward(g, y, d) }
 	case kernel.OpLogSoftmax:
-		name, fn = "LogSoftmaxBackward0", func(g, y *Tensor) *Tensor { return LogSoftmaxBackward(g, y, d) }
+		name, fn = "LogSoftmaxBackward0", func(g, y *Tensor, _ bool) *Tensor { return LogSoftmaxBackward(g, y, d) }
 	case kernel.OpCumsum:
-		name, fn = "CumsumBackward0", func(g, _ *Tensor) *Tensor {
+		name, fn = "CumsumBackward0", func(g, _ *Tensor, _ bool) *Tensor {
 			if t.Dim() == 0 {
 				return g
 			}
 			return g.Flip(d).Cumsum(d).Flip(d)
 		}
+	case kernel.OpCumprod:
+		sx := save(t)
+		name = "CumprodBackward0"
+		fn = func(g, y *Tensor, create bool) *Tensor { return cumprodGrad(g, sx.get(create, name), y, d) }
 	default:
 		y.setGradFn(op.String()+"Backward", []*Tensor{t}, notDifferentiable(op))
 		return
 	}
 	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
-		return []*Tensor{fitGrad(fn(g, sy.get(create, name)), t)}
+		return []*Tensor{fitGrad(fn(g, sy.get(create, name), create), t)}
 	})
 }
 
@@ -154,4 +159,33 @@ func recordExtremeDim(op kernel.OpID, t, values, indices *Tensor, dim int, keepD
 		z := Zeros(t.shape, WithDType(g.dtype), WithDevice(g.Device().String()))
 		return []*Tensor{z.Scatter(d, idx, g)}
 	})
+}
+
+// cumprodGrad is the derivative of y = cumprod(x, d): dx_i = sum over k >= i
+// of g_k * prod(x_j, j <= k, j != i). Without zeros in x that is the
+// reversed cumsum of g*y divided by x; with zeros it is computed exactly by
+// one scan, dx_i = y_(i-1) * r_i with r_i = g_i + x_(i+1) * r_(i+1).
+func cumprodGrad(g, x, y *Tensor, d int) *Tensor {
+	if x.Dim() == 0 || x.Numel() == 0 {
+		return g
+	}
+	hasZero, err := x.EqScalar(0).Any().ItemBool()
+	if err != nil {
+		return failed(err)
+	}
+	if !hasZero {
+		return g.Mul(y).Flip(d).Cumsum(d).Flip(d).Div(x)
+	}
+	n := x.shape[d]
+	r := make([]*Tensor, n)
+	r[n-1] = g.Narrow(d, n-1, 1)
+	for i := n - 2; i >= 0; i-- {
+		r[i] = g.Narrow(d, i, 1).Add(x.Narrow(d, i+1, 1).Mul(r[i+1]))
+	}
+	out := make([]*Tensor, n)
+	out[0] = r[0]
+	for i := 1; i < n; i++ {
+		out[i] = y.Narrow(d, i-1, 1).Mul(r[i])
+	}
+	return Cat(out, d)
 }

@@ -24,6 +24,7 @@ type Tensor struct {
 	strides []int
 	offset  int
 	err     error
+	base    *Tensor // the tensor t is a view of (nil when t owns its storage's layout)
 
 	requiresGrad bool
 	retainsGrad  bool

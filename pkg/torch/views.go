@@ -9,7 +9,12 @@ import (
 
 // view makes a view of t.
 func (t *Tensor) view(shape, strides []int, offset int) *Tensor {
-	return newTensor(t.storage, t.dtype, shape, strides, offset)
+	v := newTensor(t.storage, t.dtype, shape, strides, offset)
+	v.base = t.base
+	if v.base == nil {
+		v.base = t
+	}
+	return v
 }
 
 func (t *Tensor) fail(op string, err error) *Tensor {
@@ -557,7 +562,7 @@ func (t *Tensor) Detach() *Tensor {
 		return t
 	}
 	v := t.view(t.shape, t.strides, t.offset)
-	v.requiresGrad = false
+	v.requiresGrad, v.base = false, nil // writes through v are invisible to autograd
 	return v
 }
 
