@@ -15,10 +15,10 @@ import (
 type gradsGolden struct {
 	Torch string `json:"torch"`
 	Cases []struct {
-		Name   string         `json:"name"`
+		Name   string       `json:"name"`
 		Inputs []gradTensor `json:"inputs"`
 		Others []gradTensor `json:"others"`
-		Loss   float64        `json:"loss"`
+		Loss   float64      `json:"loss"`
 		Grads  []gradTensor `json:"grads"`
 	} `json:"cases"`
 }
