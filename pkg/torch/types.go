@@ -96,3 +96,25 @@ var (
 	ErrOutOfMemory    = kernel.ErrOutOfMemory
 	ErrRuntime        = kernel.ErrRuntime
 )
+
+// NewError makes the Error of op failing over the tensor inputs ins (their
+// shapes, dtypes and devices go into it), of a kind such as ErrShape.
+// Packages built on torch (nn, optim) and users' own ops report bad input
+// with it.
+func NewError(op string, kind error, ins []*Tensor, format string, args ...any) *Error {
+	e := kernel.Errorf(kind, format, args...)
+	e.Op = op
+	for _, t := range ins {
+		if t == nil || t.storage == nil {
+			continue
+		}
+		e.Shapes = append(e.Shapes, append([]int(nil), t.shape...))
+		e.DTypes = append(e.DTypes, t.dtype)
+		e.Devices = append(e.Devices, t.Device())
+	}
+	return e
+}
+
+// Failed returns a tensor that carries err: ops on it pass err on without
+// work, and Err and every terminal call report it.
+func Failed(err error) *Tensor { return failed(err) }

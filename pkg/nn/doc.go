@@ -1,0 +1,17 @@
+// Package nn holds the building blocks of neural networks, as PyTorch's
+// torch.nn: modules with parameters (Linear, Embedding, LayerNorm), modules
+// without (activations, Dropout, Flatten), Sequential to chain them, loss
+// functions, the initialisation schemes of torch.nn.init, and state dicts.
+//
+// A Module is any type with a Forward method, its named parameters and a
+// training switch. Parameters are ordinary tensors that require gradients;
+// an optimizer (package optim) updates them in place.
+//
+//	torch.ManualSeed(0)
+//	model := nn.NewSequential(nn.NewLinear(64, 32), nn.ReLU(), nn.NewLinear(32, 10))
+//	loss := nn.CrossEntropy(model.Forward(x), target)
+//	err := loss.Backward()
+//
+// Layers are initialised exactly as PyTorch initialises them, from the same
+// random generator, so a seeded model starts with PyTorch's weights.
+package nn

@@ -1,0 +1,44 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// Linear is y = x W^T + b, as torch.nn.Linear.
+type Linear struct {
+	Weight *torch.Tensor // [out, in]
+	Bias   *torch.Tensor // [out]; nil for none
+}
+
+// NewLinear makes a Linear layer from in to out features, initialised as
+// PyTorch's: W and b uniform in (-1/sqrt(in), 1/sqrt(in)) (W by Kaiming's
+// uniform scheme with a = sqrt(5)). opts choose the dtype, the device and
+// the generator. Set Bias to nil for a layer without one.
+func NewLinear(in, out int, opts ...torch.Option) *Linear {
+	w := torch.Empty([]int{out, in}, opts...)
+	KaimingUniform_(w, math.Sqrt(5), "fan_in", "leaky_relu", opts...)
+	b := torch.Empty([]int{out}, opts...)
+	bound := 0.0
+	if in > 0 {
+		bound = 1 / math.Sqrt(float64(in))
+	}
+	Uniform_(b, -bound, bound, opts...)
+	return &Linear{Weight: Parameter(w), Bias: Parameter(b)}
+}
+
+// Forward applies the layer to x ([..., in]).
+func (l *Linear) Forward(x *torch.Tensor) *torch.Tensor { return torch.Linear(x, l.Weight, l.Bias) }
+
+// NamedParameters lists weight and bias.
+func (l *Linear) NamedParameters() []Named {
+	ps := []Named{{"weight", l.Weight}}
+	if l.Bias != nil {
+		ps = append(ps, Named{"bias", l.Bias})
+	}
+	return ps
+}
+
+// Train does nothing: Linear behaves the same in both modes.
+func (l *Linear) Train(bool) {}

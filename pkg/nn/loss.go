@@ -1,0 +1,273 @@
+package nn
+
+import (
+	"errors"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// The loss functions of torch.nn.functional. Each reduces over the batch
+// with the mean unless a LossOption says otherwise.
+
+// Reduction says how a loss combines the per-element losses.
+type Reduction int
+
+// The reductions of PyTorch's reduction= argument.
+const (
+	Mean Reduction = iota // the (weighted) mean
+	Sum                   // the sum
+	None                  // no reduction: one loss per element
+)
+
+// lossConfig holds the options of a loss call.
+type lossConfig struct {
+	reduction      Reduction
+	weight         *torch.Tensor
+	ignoreIndex    int64
+	labelSmoothing float64
+	posWeight      *torch.Tensor
+	beta           float64
+}
+
+// LossOption sets an option of a loss function.
+type LossOption func(*lossConfig)
+
+// WithReduction chooses Mean (the default), Sum or None.
+func WithReduction(r Reduction) LossOption { return func(c *lossConfig) { c.reduction = r } }
+
+// WithWeight gives each class a weight (NLL, CrossEntropy) or each element
+// one (BCE, BCEWithLogits).
+func WithWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.weight = w } }
+
+// WithIgnoreIndex names a target class that contributes neither loss nor
+// gradient (default -100).
+func WithIgnoreIndex(i int64) LossOption { return func(c *lossConfig) { c.ignoreIndex = i } }
+
+// WithLabelSmoothing mixes the target with the uniform distribution by eps.
+func WithLabelSmoothing(eps float64) LossOption { return func(c *lossConfig) { c.labelSmoothing = eps } }
+
+// WithPosWeight weights the positive examples of BCEWithLogits per class.
+func WithPosWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.posWeight = w } }
+
+// WithBeta sets the threshold of SmoothL1 (default 1) or the delta of Huber.
+func WithBeta(beta float64) LossOption { return func(c *lossConfig) { c.beta = beta } }
+
+func configure(opts []LossOption) lossConfig {
+	c := lossConfig{ignoreIndex: -100, beta: 1}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// reduce applies the reduction to per-element losses l.
+func (c *lossConfig) reduce(l *torch.Tensor) *torch.Tensor {
+	switch c.reduction {
+	case Sum:
+		return l.Sum()
+	case None:
+		return l
+	}
+	return l.Mean()
+}
+
+// NLL is the negative log-likelihood loss of log-probabilities logp
+// ([N, C] or [N, C, d...], or [C]) for int64 class indices target ([N] or
+// [N, d...], or 0-dim), as F.nll_loss: the mean over non-ignored elements
+// is weighted by the targets' class weights.
+func NLL(logp, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	return c.nll(logp, target)
+}
+
+func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
+	if err := firstErr(logp, target, c.weight); err != nil {
+		return torch.Failed(err)
+	}
+	ins := []*torch.Tensor{logp, target}
+	if target.DType() != torch.Int64 {
+		return torch.Failed(torch.NewError("nll_loss", torch.ErrDType, ins,
+			"expected scalar type Long but found %s", target.DType()))
+	}
+	ls, ts := logp.Shape(), target.Shape()
+	batched := len(ls) >= 2
+	if len(ls) == 0 || (batched && (len(ts) != len(ls)-1 || ts[0] != ls[0] || !equalShape(ts[1:], ls[2:]))) ||
+		(!batched && len(ts) != 0) {
+		return torch.Failed(torch.NewError("nll_loss", torch.ErrShape, ins,
+			"Expected input batch_size (%d) to match target batch_size (%d).", dimOr(ls, 0), dimOr(ts, 0)))
+	}
+	if !batched { // a single sample: [C] and a 0-dim target
+		logp, target = logp.Unsqueeze(0), target.Unsqueeze(0)
+	}
+	classes := logp.Shape()[1]
+	valid := target.NeScalar(c.ignoreIndex)
+	safe := torch.Where(valid, target, torch.Zeros(nil, torch.WithDType(torch.Int64), torch.OnDevice(target.Device())))
+	picked := logp.Gather(1, safe.Unsqueeze(1)).SqueezeDim(1).Neg()
+	if errors.Is(picked.Err(), torch.ErrIndex) {
+		return torch.Failed(torch.NewError("nll_loss", torch.ErrIndex, ins, "Target out of bounds: classes are 0 to %d", classes-1))
+	}
+	w := valid.ToDType(logp.DType())
+	if c.weight != nil {
+		w = w.Mul(c.weight.Index(safe))
+	}
+	l := picked.Mul(w)
+	switch c.reduction {
+	case Sum:
+		return l.Sum()
+	case None:
+		if !batched {
+			return l.SqueezeDim(0)
+		}
+		return l
+	}
+	return l.Sum().Div(w.Sum())
+}
+
+// CrossEntropy is log_softmax over dim 1 followed by NLL for int64 class
+// targets, or the cross-entropy with class probabilities when target is
+// floating point and shaped as logits, as F.cross_entropy (label smoothing
+// and class weights included).
+func CrossEntropy(logits, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	if err := firstErr(logits, target, c.weight); err != nil {
+		return torch.Failed(err)
+	}
+	dim := 1
+	if logits.Dim() == 1 {
+		dim = 0
+	}
+	logp := logits.LogSoftmax(dim)
+	if target.DType().IsFloatingPoint() {
+		return c.softCrossEntropy(logp, target, dim)
+	}
+	if c.labelSmoothing <= 0 {
+		return c.nll(logp, target)
+	}
+	// (1-eps) * nll + eps/C * the loss against the uniform distribution.
+	eps, classes := c.labelSmoothing, logits.Shape()[dim]
+	plain := c.nll(logp, target)
+	valid := target.NeScalar(c.ignoreIndex)
+	lp := logp
+	if c.weight != nil {
+		shape := make([]int, logp.Dim())
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[dim] = classes
+		lp = lp.Mul(c.weight.View(shape...))
+	}
+	smooth := lp.Sum(dim).Neg().Mul(valid.ToDType(lp.DType()))
+	switch c.reduction {
+	case Sum:
+		smooth = smooth.Sum()
+	case Mean:
+		if c.weight != nil {
+			safe := torch.Where(valid, target, torch.Zeros(nil, torch.WithDType(torch.Int64)))
+			smooth = smooth.Sum().Div(c.weight.Index(safe).Mul(valid.ToDType(lp.DType())).Sum())
+		} else {
+			smooth = smooth.Sum().Div(valid.Sum().ToDType(lp.DType()))
+		}
+	}
+	return plain.MulScalar(1 - eps).Add(smooth.MulScalar(eps / float64(classes)))
+}
+
+// softCrossEntropy is the cross-entropy with class probabilities.
+func (c *lossConfig) softCrossEntropy(logp, target *torch.Tensor, dim int) *torch.Tensor {
+	if !equalShape(logp.Shape(), target.Shape()) {
+		return torch.Failed(torch.NewError("cross_entropy", torch.ErrShape, []*torch.Tensor{logp, target},
+			"Expected target size %v, got %v", logp.Shape(), target.Shape()))
+	}
+	classes := logp.Shape()[dim]
+	if c.labelSmoothing > 0 {
+		target = target.MulScalar(1 - c.labelSmoothing).AddScalar(c.labelSmoothing / float64(classes))
+	}
+	prod := logp.Mul(target)
+	if c.weight != nil {
+		shape := make([]int, logp.Dim())
+		for i := range shape {
+			shape[i] = 1
+		}
+		shape[dim] = classes
+		prod = prod.Mul(c.weight.View(shape...))
+	}
+	l := prod.Sum(dim).Neg()
+	if c.reduction == Mean && logp.Dim() > 1 {
+		return l.Sum().DivScalar(logp.Numel() / classes)
+	}
+	return c.reduce(l)
+}
+
+// MSE is the mean squared error between input and target (broadcast).
+func MSE(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	return c.reduce(input.Sub(target).Square())
+}
+
+// L1 is the mean absolute error.
+func L1(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	return c.reduce(input.Sub(target).Abs())
+}
+
+// SmoothL1 is 0.5 d^2/beta where |d| < beta, else |d| - 0.5 beta.
+func SmoothL1(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	d := input.Sub(target).Abs()
+	if c.beta == 0 {
+		return c.reduce(d)
+	}
+	return c.reduce(torch.Where(d.LtScalar(c.beta), d.Square().MulScalar(0.5/c.beta), d.SubScalar(0.5*c.beta)))
+}
+
+// Huber is 0.5 d^2 where |d| < delta (WithBeta), else delta(|d| - 0.5 delta).
+func Huber(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	d := input.Sub(target).Abs()
+	return c.reduce(torch.Where(d.LtScalar(c.beta), d.Square().MulScalar(0.5), d.SubScalar(0.5*c.beta).MulScalar(c.beta)))
+}
+
+// BCE is the binary cross-entropy of probabilities p against targets y,
+// with PyTorch's clamp of the logarithms at -100.
+func BCE(p, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	logp := p.Log().Clamp(-100, nil)
+	log1mp := p.Neg().Log1p().Clamp(-100, nil)
+	l := y.Mul(logp).Add(y.Neg().AddScalar(1).Mul(log1mp)).Neg()
+	if c.weight != nil {
+		l = l.Mul(c.weight)
+	}
+	return c.reduce(l)
+}
+
+// BCEWithLogits is BCE of sigmoid(x), computed stably from the logits x.
+func BCEWithLogits(x, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
+	c := configure(opts)
+	// (1-y) x + (1 + (pw-1) y) softplus(-x), softplus(-x) = log(1+e^-|x|) + max(-x, 0).
+	sp := x.Abs().Neg().Exp().Log1p().Add(x.Neg().Clamp(0, nil))
+	var l *torch.Tensor
+	if c.posWeight != nil {
+		l = y.Neg().AddScalar(1).Mul(x).Add(c.posWeight.SubScalar(1).Mul(y).AddScalar(1).Mul(sp))
+	} else {
+		l = y.Neg().AddScalar(1).Mul(x).Add(sp)
+	}
+	if c.weight != nil {
+		l = l.Mul(c.weight)
+	}
+	return c.reduce(l)
+}
+
+func firstErr(ts ...*torch.Tensor) error {
+	for _, t := range ts {
+		if t != nil && t.Err() != nil {
+			return t.Err()
+		}
+	}
+	return nil
+}
+
+func dimOr(shape []int, i int) int {
+	if i < len(shape) {
+		return shape[i]
+	}
+	return 0
+}
