@@ -44,7 +44,9 @@ func WithWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.wei
 func WithIgnoreIndex(i int64) LossOption { return func(c *lossConfig) { c.ignoreIndex = i } }
 
 // WithLabelSmoothing mixes the target with the uniform distribution by eps.
-func WithLabelSmoothing(eps float64) LossOption { return func(c *lossConfig) { c.labelSmoothing = eps } }
+func WithLabelSmoothing(eps float64) LossOption {
+	return func(c *lossConfig) { c.labelSmoothing = eps }
+}
 
 // WithPosWeight weights the positive examples of BCEWithLogits per class.
 func WithPosWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.posWeight = w } }

@@ -114,10 +114,12 @@ func TestLossesMatchPyTorch(t *testing.T) {
 		"cross_entropy_probs_smoothing": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor {
 			return nn.CrossEntropy(a, o[0], nn.WithLabelSmoothing(0.3))
 		},
-		"nll":      func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.NLL(a.LogSoftmax(1), o[0]) },
-		"mse":      func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.MSE(a, o[0]) },
-		"mse_sum":  func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.MSE(a, o[0], nn.WithReduction(nn.Sum)) },
-		"l1":       func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.L1(a, o[0]) },
+		"nll": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.NLL(a.LogSoftmax(1), o[0]) },
+		"mse": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.MSE(a, o[0]) },
+		"mse_sum": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor {
+			return nn.MSE(a, o[0], nn.WithReduction(nn.Sum))
+		},
+		"l1": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor { return nn.L1(a, o[0]) },
 		"smooth_l1": func(a *torch.Tensor, o []*torch.Tensor) *torch.Tensor {
 			return nn.SmoothL1(a, o[0], nn.WithBeta(0.5))
 		},

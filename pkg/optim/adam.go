@@ -23,8 +23,8 @@ type AdamConfig struct {
 type Adam struct {
 	params
 	AdamConfig
-	decoupled bool
-	step      int
+	decoupled  bool
+	step       int
 	m, v, vmax []*torch.Tensor
 }
 

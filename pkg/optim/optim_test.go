@@ -35,11 +35,15 @@ var makers = map[string]func(ps []*torch.Tensor) (optim.Optimizer, error){
 	"sgd_momentum_dampening": func(ps []*torch.Tensor) (optim.Optimizer, error) {
 		return optim.NewSGD(ps, optim.SGDConfig{LR: 0.05, Momentum: 0.5, Dampening: 0.1})
 	},
-	"adam": func(ps []*torch.Tensor) (optim.Optimizer, error) { return optim.NewAdam(ps, optim.AdamConfig{LR: 1e-2}) },
+	"adam": func(ps []*torch.Tensor) (optim.Optimizer, error) {
+		return optim.NewAdam(ps, optim.AdamConfig{LR: 1e-2})
+	},
 	"adam_wd_amsgrad": func(ps []*torch.Tensor) (optim.Optimizer, error) {
 		return optim.NewAdam(ps, optim.AdamConfig{LR: 1e-2, WeightDecay: 1e-3, AMSGrad: true})
 	},
-	"adamw": func(ps []*torch.Tensor) (optim.Optimizer, error) { return optim.NewAdamW(ps, optim.AdamConfig{LR: 1e-2}) },
+	"adamw": func(ps []*torch.Tensor) (optim.Optimizer, error) {
+		return optim.NewAdamW(ps, optim.AdamConfig{LR: 1e-2})
+	},
 }
 
 func TestOptimizersMatchPyTorch(t *testing.T) {
