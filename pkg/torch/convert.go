@@ -305,3 +305,33 @@ func AllClose(a, b *Tensor, rtol, atol float64, equalNaN bool) bool {
 	}
 	return true
 }
+
+// ToAny returns t's elements in row-major order as a slice of the Go type
+// of t's dtype: []bool, []uint8, []int8, []int16, []int32, []int64,
+// []dtype.F16, []dtype.BF16, []float32 or []float64.
+func (t *Tensor) ToAny() (any, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
+	switch t.dtype {
+	case Bool:
+		return ToSlice[bool](t)
+	case Uint8:
+		return ToSlice[uint8](t)
+	case Int8:
+		return ToSlice[int8](t)
+	case Int16:
+		return ToSlice[int16](t)
+	case Int32:
+		return ToSlice[int32](t)
+	case Int64:
+		return ToSlice[int64](t)
+	case Float16:
+		return ToSlice[dtype.F16](t)
+	case BFloat16:
+		return ToSlice[dtype.BF16](t)
+	case Float32:
+		return ToSlice[float32](t)
+	}
+	return ToSlice[float64](t)
+}

@@ -244,7 +244,7 @@ func (t *Tensor) Zero_() *Tensor { return t.Fill_(0) }
 
 // isZeroed reports whether a storage's memory is known to hold zeros (fresh
 // memory from the Go allocator).
-func isZeroed(s *Storage) bool {
+func isZeroed(s *UntypedStorage) bool {
 	z, ok := s.mem.(interface{ Zeroed() bool })
 	return ok && z.Zeroed()
 }

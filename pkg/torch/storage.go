@@ -1,35 +1,411 @@
 package torch
 
 import (
+	"fmt"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
 )
 
-// Storage is the bytes a tensor views, on one device: reference-counted
-// device memory, CPU memory, or (meta) a size without data. Tensors that
-// share a storage see each other's writes.
-type Storage struct {
+// UntypedStorage is the bytes tensors view, on one device, as PyTorch's
+// torch.UntypedStorage: CPU memory (the Go heap, the caching allocator, a
+// mapped file or shared memory), device memory, or (meta) a size without
+// data. Tensors over one storage see each other's writes.
+//
+// A storage is not safe for concurrent Resize_ or ShareMemory_ while ops
+// use it; reads and writes through tensors follow the rules of the ops.
+type UntypedStorage struct {
 	mem     kernel.Memory
 	version atomic.Int64 // bumped by every in-place write (autograd checks it)
 }
 
-func newStorage(m kernel.Memory) *Storage { return &Storage{mem: m} }
+func newStorage(m kernel.Memory) *UntypedStorage { return &UntypedStorage{mem: m} }
+
+// NewUntypedStorage allocates nbytes of zeroed bytes on the device of opts
+// (the CPU by default).
+func NewUntypedStorage(nbytes int, opts ...Option) (*UntypedStorage, error) {
+	if nbytes < 0 {
+		return nil, kernel.Errorf(ErrArgument, "UntypedStorage: negative size %d", nbytes)
+	}
+	t := Zeros([]int{nbytes}, append(append([]Option(nil), opts...), WithDType(Uint8))...)
+	if t.err != nil {
+		return nil, t.err
+	}
+	return t.storage, nil
+}
+
+// UntypedStorageFromFile maps the file at path as PyTorch's
+// UntypedStorage.from_file: with shared, writes reach the file (and other
+// shared mappings of it), and a file shorter than nbytes grows to nbytes;
+// without, the storage is a private copy-on-write view and the file never
+// changes. nbytes 0 maps the whole file. The file stays mapped until
+// Release (or until the garbage collector finds the storage unreachable).
+func UntypedStorageFromFile(path string, shared bool, nbytes int) (*UntypedStorage, error) {
+	m, err := cpu.MapFile(path, shared, nbytes)
+	if err != nil {
+		return nil, err
+	}
+	return newStorage(m), nil
+}
+
+// OpenSharedStorage maps nbytes of the shared memory that another process
+// made with ShareMemory_ and handed over as the descriptor fd (Fd), for
+// example through exec.Cmd's ExtraFiles. fd is duplicated: the caller still
+// owns it.
+func OpenSharedStorage(fd, nbytes int) (*UntypedStorage, error) {
+	m, err := cpu.OpenShared(fd, nbytes)
+	if err != nil {
+		return nil, err
+	}
+	return newStorage(m), nil
+}
 
 // Device is where the bytes live.
-func (s *Storage) Device() Device { return s.mem.Device() }
+func (s *UntypedStorage) Device() Device { return s.mem.Device() }
 
 // Nbytes is the size in bytes.
-func (s *Storage) Nbytes() int { return s.mem.Nbytes() }
+func (s *UntypedStorage) Nbytes() int { return s.mem.Nbytes() }
 
 // Version counts the in-place writes to the storage.
-func (s *Storage) Version() int64 { return s.version.Load() }
+func (s *UntypedStorage) Version() int64 { return s.version.Load() }
 
 // Release frees the storage's memory now: large CPU allocations and device
-// memory return to their caching allocator. Ops on tensors over the storage
-// report an error afterwards. Releasing is optional on the CPU (the garbage
-// collector reclaims memory no tensor refers to, only later) and releasing
-// twice is harmless.
-func (s *Storage) Release() { s.mem.Release() }
+// memory return to their caching allocator, mapped files and shared memory
+// are unmapped. Ops on tensors over the storage report an error afterwards.
+// Releasing is optional on the CPU (the garbage collector reclaims memory no
+// tensor refers to, only later) and releasing twice is harmless.
+func (s *UntypedStorage) Release() { s.mem.Release() }
 
-func (s *Storage) bump() { s.version.Add(1) }
+// Close is Release, for use with defer and io.Closer.
+func (s *UntypedStorage) Close() error { s.mem.Release(); return nil }
+
+func (s *UntypedStorage) bump() { s.version.Add(1) }
+
+// DataPtr is the address of the first byte: a host address on the CPU, a
+// device address on an NPU; meta storage has none (an error).
+func (s *UntypedStorage) DataPtr() (uintptr, error) {
+	if p := s.mem.HostPtr(); p != nil {
+		return uintptr(p), nil
+	}
+	if d := s.mem.DevicePtr(); d != 0 {
+		return d, nil
+	}
+	if s.Device().Type == device.Meta {
+		return 0, s.errorf("data_ptr", ErrDevice, "Cannot access data pointer of Tensor that doesn't have storage (meta storage has no data)")
+	}
+	return 0, nil
+}
+
+// bytes is the storage as a 1-D uint8 tensor (no copy).
+func (s *UntypedStorage) bytes() *Tensor {
+	return newTensor(s, Uint8, []int{s.Nbytes()}, []int{1}, 0)
+}
+
+// Tolist copies the bytes to the host.
+func (s *UntypedStorage) Tolist() ([]byte, error) {
+	if s.Device().Type == device.Meta {
+		return nil, s.errorf("tolist", ErrDevice, "Cannot read the data of meta storage; it has none")
+	}
+	return ToSlice[uint8](s.bytes())
+}
+
+// Fill_ sets every byte to v.
+func (s *UntypedStorage) Fill_(v byte) error { return s.bytes().Fill_(v).Err() }
+
+// Copy_ copies src's bytes into s (across devices); the sizes must match.
+func (s *UntypedStorage) Copy_(src *UntypedStorage) error {
+	if src.Nbytes() != s.Nbytes() {
+		return s.errorf("copy_", ErrShape, "size mismatch: copying %d bytes into a storage of %d", src.Nbytes(), s.Nbytes())
+	}
+	return s.bytes().Copy_(src.bytes()).Err()
+}
+
+// Clone is a new storage on the same device with a copy of the bytes.
+func (s *UntypedStorage) Clone() (*UntypedStorage, error) {
+	c := s.bytes().Clone()
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.storage, nil
+}
+
+// Resize_ changes the size to nbytes, keeping the first bytes (new bytes
+// are zero). Mapped and shared storage cannot be resized (an error), as in
+// PyTorch.
+func (s *UntypedStorage) Resize_(nbytes int) error {
+	if nbytes < 0 {
+		return s.errorf("resize_", ErrArgument, "negative size %d", nbytes)
+	}
+	if s.IsShared() || s.Filename() != "" {
+		return s.errorf("resize_", ErrArgument, "Trying to resize storage that is not resizable (%s)", s.describe())
+	}
+	if nbytes == s.Nbytes() {
+		return nil
+	}
+	fresh, err := NewUntypedStorage(nbytes, OnDevice(s.Device()))
+	if err != nil {
+		return err
+	}
+	n := min(nbytes, s.Nbytes())
+	if n > 0 && s.Device().Type != device.Meta {
+		if err := fresh.bytes().Narrow(0, 0, n).Copy_(s.bytes().Narrow(0, 0, n)).Err(); err != nil {
+			fresh.Release()
+			return err
+		}
+	}
+	old := s.mem
+	s.mem = fresh.mem
+	s.bump()
+	old.Release()
+	return nil
+}
+
+// IsShared reports whether the bytes are in memory other processes can map
+// (ShareMemory_, or a file mapped shared).
+func (s *UntypedStorage) IsShared() bool {
+	sh, ok := s.mem.(interface{ IsShared() bool })
+	return ok && sh.IsShared()
+}
+
+// Filename is the path of the mapped file, or "" when the storage is not
+// file-backed.
+func (s *UntypedStorage) Filename() string {
+	f, ok := s.mem.(interface{ Filename() string })
+	if !ok {
+		return ""
+	}
+	return f.Filename()
+}
+
+// ShareMemory_ moves the bytes into shared memory that another process can
+// map (see Fd and OpenSharedStorage); tensors over the storage follow.
+// Storage already shared, and storage not on the CPU, stays as it is.
+func (s *UntypedStorage) ShareMemory_() error {
+	if s.IsShared() || s.Device().Type != device.CPU {
+		return nil
+	}
+	m, err := cpu.SharedMemory(s.Nbytes())
+	if err != nil {
+		return err
+	}
+	fresh := newStorage(m)
+	if err := fresh.bytes().Copy_(s.bytes()).Err(); err != nil {
+		m.Release()
+		return err
+	}
+	old := s.mem
+	s.mem = m
+	old.Release()
+	return nil
+}
+
+// Fd is the descriptor of shared memory (after ShareMemory_), to hand to
+// another process, which maps it with OpenSharedStorage. It stays open
+// until the storage is released.
+func (s *UntypedStorage) Fd() (int, error) {
+	f, ok := s.mem.(interface{ Fd() (int, error) })
+	if !ok {
+		return -1, s.errorf("fd", ErrArgument, "the storage is not in shared memory; call ShareMemory_ first")
+	}
+	return f.Fd()
+}
+
+func (s *UntypedStorage) describe() string {
+	if f := s.Filename(); f != "" {
+		return "mapped from " + f
+	}
+	if s.IsShared() {
+		return "in shared memory"
+	}
+	return fmt.Sprintf("%d bytes on %s", s.Nbytes(), s.Device())
+}
+
+func (s *UntypedStorage) errorf(op string, kind error, format string, args ...any) error {
+	e := kernel.Errorf(kind, format, args...)
+	e.Op = op
+	e.Devices = []Device{s.Device()}
+	return e
+}
+
+// TypedStorage is an UntypedStorage seen as elements of one dtype, as
+// PyTorch's torch.TypedStorage (what Tensor.Storage returns). Two typed
+// storages compare equal when they view the same bytes as the same dtype.
+type TypedStorage struct {
+	untyped *UntypedStorage
+	dtype   DType
+}
+
+// NewTypedStorage views u as elements of dt.
+func NewTypedStorage(u *UntypedStorage, dt DType) TypedStorage {
+	return TypedStorage{untyped: u, dtype: dt}
+}
+
+// Untyped is the underlying byte storage.
+func (s TypedStorage) Untyped() *UntypedStorage { return s.untyped }
+
+// DType is the element type.
+func (s TypedStorage) DType() DType { return s.dtype }
+
+// ElementSize is the size of one element in bytes.
+func (s TypedStorage) ElementSize() int { return s.dtype.ItemSize() }
+
+// Size is the number of whole elements.
+func (s TypedStorage) Size() int { return s.untyped.Nbytes() / s.dtype.ItemSize() }
+
+// Nbytes is the size of the underlying bytes.
+func (s TypedStorage) Nbytes() int { return s.untyped.Nbytes() }
+
+// Device is where the bytes live.
+func (s TypedStorage) Device() Device { return s.untyped.Device() }
+
+// DataPtr is the address of the first byte (see UntypedStorage.DataPtr).
+func (s TypedStorage) DataPtr() (uintptr, error) { return s.untyped.DataPtr() }
+
+// Version counts the in-place writes to the storage.
+func (s TypedStorage) Version() int64 { return s.untyped.Version() }
+
+// Tensor is a 1-D tensor over all the elements (no copy).
+func (s TypedStorage) Tensor() *Tensor {
+	return newTensor(s.untyped, s.dtype, []int{s.Size()}, []int{1}, 0)
+}
+
+// Tolist copies the elements to the host as a Go slice of the dtype's Go
+// type ([]float32, []int64, []bool, ...).
+func (s TypedStorage) Tolist() (any, error) {
+	if s.Device().Type == device.Meta {
+		return nil, s.untyped.errorf("tolist", ErrDevice, "Cannot read the data of meta storage; it has none")
+	}
+	return s.Tensor().ToAny()
+}
+
+// Fill_ sets every element to v.
+func (s TypedStorage) Fill_(v any) error { return s.Tensor().Fill_(v).Err() }
+
+// Copy_ copies src's elements into s, converting dtypes and across devices;
+// the sizes must match.
+func (s TypedStorage) Copy_(src TypedStorage) error {
+	if src.Size() != s.Size() {
+		return s.untyped.errorf("copy_", ErrShape, "size mismatch: copying %d elements into a storage of %d", src.Size(), s.Size())
+	}
+	return s.Tensor().Copy_(src.Tensor()).Err()
+}
+
+// Clone copies the storage.
+func (s TypedStorage) Clone() (TypedStorage, error) {
+	u, err := s.untyped.Clone()
+	return TypedStorage{untyped: u, dtype: s.dtype}, err
+}
+
+// Resize_ changes the size to n elements.
+func (s TypedStorage) Resize_(n int) error { return s.untyped.Resize_(n * s.dtype.ItemSize()) }
+
+// IsShared reports whether the bytes are shared (see UntypedStorage.IsShared).
+func (s TypedStorage) IsShared() bool { return s.untyped.IsShared() }
+
+// ShareMemory_ moves the bytes into shared memory.
+func (s TypedStorage) ShareMemory_() error { return s.untyped.ShareMemory_() }
+
+// Filename is the mapped file's path, or "".
+func (s TypedStorage) Filename() string { return s.untyped.Filename() }
+
+// FromStorage makes a tensor over s with the given shape, strides (nil:
+// contiguous) and offset in elements, as torch.tensor([]).set_(storage,
+// offset, size, stride). The elements must lie within the storage.
+func FromStorage(s TypedStorage, offset int, shape, strides []int) *Tensor {
+	if s.untyped == nil {
+		return failed(kernel.Errorf(ErrArgument, "set_: no storage"))
+	}
+	t := newTensor(s.untyped, s.dtype, nil, nil, 0)
+	return t.Set_(s, offset, shape, strides)
+}
+
+// Set_ makes t view s with the given offset, shape and strides (nil:
+// contiguous), dropping its previous storage; it returns t.
+func (t *Tensor) Set_(s TypedStorage, offset int, shape, strides []int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if strides == nil {
+		strides = kernel.ContiguousStrides(shape, make([]int, len(shape)))
+	}
+	if len(strides) != len(shape) {
+		return failed(t.opError("set_", ErrArgument, "mismatch in length of strides and shape"))
+	}
+	if offset < 0 {
+		return failed(t.opError("set_", ErrArgument, "Tensor: invalid storage offset %d", offset))
+	}
+	for _, n := range shape {
+		if n < 0 {
+			return failed(t.opError("set_", ErrArgument, "Trying to create tensor with negative dimension %d", n))
+		}
+	}
+	if s.dtype != t.dtype {
+		return failed(t.opError("set_", ErrDType, "Expected a storage of type %s but got type %s", t.dtype, s.dtype))
+	}
+	need := kernel.StorageExtent(shape, strides, offset) * s.dtype.ItemSize()
+	if kernel.Numel(shape) > 0 && need > s.Nbytes() {
+		return failed(t.opError("set_", ErrShape, "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d "+
+			"requiring a storage size of %d are out of bounds for storage of size %d", kernel.ShapeString(shape),
+			kernel.ShapeString(strides), offset, s.dtype.ItemSize(), need, s.Nbytes()))
+	}
+	if t.requiresGrad && t.gradFn == nil && IsGradEnabled() {
+		return failed(t.opError("set_", ErrAutograd, "a leaf Variable that requires grad is being used in an in-place operation."))
+	}
+	t.storage, t.offset, t.base = s.untyped, offset, nil
+	t.setLayout(shape, strides)
+	s.untyped.bump()
+	return t
+}
+
+// Slice is a storage over bytes [off, off+n) of s, sharing its memory
+// (writes through either are seen by both). A slice of a mapped file or of
+// shared memory keeps the mapping alive after s is released; other slices
+// keep s's memory reachable and are freed with it.
+func (s *UntypedStorage) Slice(off, n int) (*UntypedStorage, error) {
+	if off < 0 || n < 0 || off+n > s.Nbytes() {
+		return nil, s.errorf("slice", ErrIndex, "bytes [%d, %d) are outside a storage of %d bytes", off, off+n, s.Nbytes())
+	}
+	if sl, ok := s.mem.(interface {
+		Slice(off, n int) (kernel.Memory, error)
+	}); ok {
+		m, err := sl.Slice(off, n)
+		if err != nil {
+			return nil, err
+		}
+		return newStorage(m), nil
+	}
+	return newStorage(&subMemory{parent: s.mem, off: off, n: n}), nil
+}
+
+// subMemory is bytes [off, off+n) of a parent memory.
+type subMemory struct {
+	parent kernel.Memory
+	off, n int
+}
+
+func (m *subMemory) Device() Device { return m.parent.Device() }
+func (m *subMemory) Nbytes() int    { return m.n }
+func (m *subMemory) HostPtr() unsafe.Pointer {
+	if p := m.parent.HostPtr(); p != nil {
+		return unsafe.Add(p, m.off)
+	}
+	return nil
+}
+func (m *subMemory) DevicePtr() uintptr {
+	if d := m.parent.DevicePtr(); d != 0 {
+		return d + uintptr(m.off)
+	}
+	return 0
+}
+
+// Release does not free the parent, which other storages may still use.
+func (m *subMemory) Release() {}
+
+// Released reports whether the parent was released.
+func (m *subMemory) Released() bool {
+	r, ok := m.parent.(interface{ Released() bool })
+	return ok && r.Released()
+}

@@ -18,7 +18,7 @@ import (
 // error, every op on it passes the error on without work, and Err and the
 // terminal calls (Item, ToSlice, To, ...) report it.
 type Tensor struct {
-	storage *Storage
+	storage *UntypedStorage
 	dtype   DType
 	shape   []int
 	strides []int
@@ -36,7 +36,7 @@ type Tensor struct {
 }
 
 // newTensor makes a tensor over s, copying shape and strides.
-func newTensor(s *Storage, dt DType, shape, strides []int, offset int) *Tensor {
+func newTensor(s *UntypedStorage, dt DType, shape, strides []int, offset int) *Tensor {
 	t := &Tensor{storage: s, dtype: dt, offset: offset}
 	t.setLayout(shape, strides)
 	return t
@@ -61,7 +61,7 @@ func (t *Tensor) setLayout(shape, strides []int) {
 func newOwner(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
 	both := &struct {
 		t Tensor
-		s Storage
+		s UntypedStorage
 	}{}
 	both.s.mem = m
 	t := &both.t
@@ -133,8 +133,38 @@ func (t *Tensor) IsFloatingPoint() bool { return t.dtype.IsFloatingPoint() }
 // IsMeta reports whether the tensor lives on the meta device.
 func (t *Tensor) IsMeta() bool { return t.Device().Type == device.Meta }
 
-// Storage is the storage the tensor views.
-func (t *Tensor) Storage() *Storage { return t.storage }
+// Storage is the storage the tensor views, typed by its dtype, as
+// PyTorch's Tensor.storage(). Two tensors share memory when their
+// storages' Untyped() are the same.
+func (t *Tensor) Storage() TypedStorage { return TypedStorage{untyped: t.storage, dtype: t.dtype} }
+
+// UntypedStorage is the bytes the tensor views.
+func (t *Tensor) UntypedStorage() *UntypedStorage { return t.storage }
+
+// Version counts the in-place writes to the tensor's storage (PyTorch's
+// Tensor._version).
+func (t *Tensor) Version() int64 {
+	if t.storage == nil {
+		return 0
+	}
+	return t.storage.Version()
+}
+
+// IsShared reports whether the tensor's storage is in shared memory (or a
+// file mapped shared).
+func (t *Tensor) IsShared() bool { return t.storage != nil && t.storage.IsShared() }
+
+// ShareMemory_ moves the tensor's storage into shared memory (see
+// UntypedStorage.ShareMemory_) and returns t.
+func (t *Tensor) ShareMemory_() *Tensor {
+	if t.err != nil {
+		return t
+	}
+	if err := t.storage.ShareMemory_(); err != nil {
+		return failed(err)
+	}
+	return t
+}
 
 // Release frees the tensor's storage now instead of when the garbage
 // collector finds it unreachable: large CPU buffers return to the CPU

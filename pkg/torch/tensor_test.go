@@ -89,8 +89,8 @@ func TestWritesThroughViewsReachTheBase(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Error(d)
 	}
-	if base.Storage().Version() != 3 {
-		t.Errorf("version counter %d, want 3", base.Storage().Version())
+	if base.Version() != 3 {
+		t.Errorf("version counter %d, want 3", base.Version())
 	}
 }
 
