@@ -119,7 +119,7 @@ func run(n *Node, in []Value, capture map[Edge]int, captured []Value, opt Option
 	if fn == nil {
 		return nil, fmt.Errorf("%s: %w", n.name, ErrGraphFreed)
 	}
-	outs, err := fn(in, opt.CreateGraph)
+	outs, err := fn.Apply(in, opt.CreateGraph)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", n.name, err)
 	}

@@ -19,12 +19,23 @@ type Edge struct {
 // themselves differentiable.
 type BackwardFunc func(grads []Value, createGraph bool) ([]Value, error)
 
+// Apply calls f.
+func (f BackwardFunc) Apply(grads []Value, createGraph bool) ([]Value, error) { return f(grads, createGraph) }
+
+// Function is what a node runs in the backward pass: Apply computes the
+// gradients of the node's inputs, as a BackwardFunc. A Function that also
+// has a Release method is told when the pass no longer needs it (to drop
+// its saved tensors).
+type Function interface {
+	Apply(grads []Value, createGraph bool) ([]Value, error)
+}
+
 // Node is one recorded op (or a leaf's gradient accumulator) in the graph.
 type Node struct {
 	name    string
 	next    []Edge
 	outputs int
-	fn      BackwardFunc
+	fn      Function
 	leaf    bool
 
 	mu    sync.Mutex                  // guards fn and hooks
@@ -38,12 +49,19 @@ func NewNode(name string, outputs int, next []Edge, fn BackwardFunc) *Node {
 	return &Node{name: name, next: next, outputs: outputs, fn: fn}
 }
 
+// InitNode sets up a zero Node that the caller allocated, typically inside
+// a larger struct that is also its Function, so that recording an op costs
+// one allocation.
+func InitNode(n *Node, name string, outputs int, next []Edge, fn Function) {
+	n.name, n.outputs, n.next, n.fn = name, outputs, next, fn
+}
+
 // NewAccumulator makes the node of a leaf: it receives the leaf's gradient
 // and hands it to accumulate (which adds it into the leaf's grad). Grad
 // captures the gradient instead of calling it.
 func NewAccumulator(accumulate func(g Value) error) *Node {
 	return &Node{name: "AccumulateGrad", outputs: 1, leaf: true,
-		fn: func(g []Value, _ bool) ([]Value, error) { return nil, accumulate(g[0]) }}
+		fn: BackwardFunc(func(g []Value, _ bool) ([]Value, error) { return nil, accumulate(g[0]) })}
 }
 
 // Name is the node's name, as PyTorch's grad_fn.name().
@@ -87,6 +105,9 @@ func (n *Node) runHooks(grads []Value) {
 func (n *Node) release() {
 	if !n.leaf {
 		n.mu.Lock()
+		if r, ok := n.fn.(interface{ Release() }); ok {
+			r.Release()
+		}
 		n.fn = nil
 		n.mu.Unlock()
 	}

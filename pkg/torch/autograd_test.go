@@ -397,3 +397,21 @@ func TestFillCutsHistory(t *testing.T) {
 		t.Errorf("grad = %v, want %v", got, want)
 	}
 }
+
+// An op saves only what its derivative reads (as PyTorch): writing in
+// place into an input of add is fine, into an input of mul is an error.
+func TestInPlaceAfterUseNeedsSavedValue(t *testing.T) {
+	x := torch.FromSlice([]float64{1, 2}).RequiresGrad_(true)
+	y := x.MulScalar(2)
+	z := y.Add(x).AddScalar(1).Sum()
+	y.AddScalar_(5)
+	if err := z.Backward(); err != nil {
+		t.Errorf("add does not read its inputs: %v", err)
+	}
+	y = x.MulScalar(2)
+	z = y.Mul(x).Sum()
+	y.AddScalar_(5)
+	if err := z.Backward(); err == nil || !strings.Contains(err.Error(), "modified by an inplace operation") {
+		t.Errorf("mul reads its inputs: %v", err)
+	}
+}

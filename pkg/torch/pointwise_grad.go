@@ -298,7 +298,15 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 		y.setGradFn(op.String()+"Backward", []*Tensor{a, b}, notDifferentiable(op))
 		return
 	}
-	sa, sb, sy := save(a), save(b), saveOutput(y)
+	// Save only what the derivative reads, as PyTorch: an in-place write
+	// into an input the derivative does not read is then no error.
+	var sa, sb, sy saved
+	if op != kernel.OpAdd && op != kernel.OpSub {
+		sa, sb = save(a), save(b)
+	}
+	if op == kernel.OpPow {
+		sy = saveOutput(y)
+	}
 	y.setGradFn(r.name, []*Tensor{a, b}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		ga, gb := r.grad(g, sa.get(create, r.name), sb.get(create, r.name), sy.get(create, r.name), mode, alpha)
 		return []*Tensor{fitGrad(ga, a), fitGrad(gb, b)}
@@ -312,9 +320,13 @@ func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha
 		y.setGradFn(op.String()+"Backward", []*Tensor{a}, notDifferentiable(op))
 		return
 	}
-	sa, sy := save(a), saveOutput(y)
+	var sa saved
+	switch op {
+	case kernel.OpPow, kernel.OpMaximum, kernel.OpMinimum, kernel.OpAtan2: // the rules that read a
+		sa = save(a)
+	}
 	y.setGradFn(r.name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
-		return []*Tensor{fitGrad(r.grad(g, sa.get(create, r.name), sy.get(create, r.name), s, mode, alpha), a)}
+		return []*Tensor{fitGrad(r.grad(g, sa.get(create, r.name), nil, s, mode, alpha), a)}
 	})
 }
 

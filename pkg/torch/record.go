@@ -31,33 +31,66 @@ func recording(ins ...*Tensor) bool {
 // gradients fn computes. Outputs that are not floating point never require
 // gradients.
 func (out *Tensor) setGradFn(name string, ins []*Tensor, fn backwardFn) *Tensor {
-	if out.err != nil || !out.dtype.IsFloatingPoint() {
-		return out
+	if o := out.newNode(name, ins); o != nil {
+		o.fn = fn
 	}
-	next := make([]autograd.Edge, len(ins))
-	need := make([]bool, len(ins))
-	for i, in := range ins {
-		if in != nil && in.requiresGrad {
-			next[i], need[i] = in.gradEdge(), true
-		}
-	}
-	out.gradFn = autograd.NewNode(name, 1, next, func(gs []autograd.Value, create bool) ([]autograd.Value, error) {
-		res := fn(gs[0].(*Tensor), need, create)
-		vals := make([]autograd.Value, len(next))
-		for i, r := range res {
-			if r == nil || !need[i] {
-				continue
-			}
-			if r.err != nil {
-				return nil, r.err
-			}
-			vals[i] = r
-		}
-		return vals, nil
-	})
-	out.requiresGrad = true
 	return out
 }
+
+// newNode makes out's node for an op over ins (nil when out does not
+// require gradients); the caller sets its backward function.
+func (out *Tensor) newNode(name string, ins []*Tensor) *opNode {
+	if out.err != nil || !out.dtype.IsFloatingPoint() {
+		return nil
+	}
+	o := &opNode{}
+	next, need := o.edges[:0], o.needs[:0]
+	if len(ins) > len(o.edges) {
+		next, need = make([]autograd.Edge, 0, len(ins)), make([]bool, 0, len(ins))
+	}
+	for _, in := range ins {
+		var e autograd.Edge
+		wants := in != nil && in.requiresGrad
+		if wants {
+			e = in.gradEdge()
+		}
+		next, need = append(next, e), append(need, wants)
+	}
+	o.need = need
+	autograd.InitNode(&o.Node, name, 1, next, o)
+	out.gradFn = &o.Node
+	out.requiresGrad = true
+	return o
+}
+
+// opNode is the node of one recorded op and its backward function, in one
+// allocation (with room for the edges of up to three inputs).
+type opNode struct {
+	autograd.Node
+	fn    backwardFn
+	need  []bool
+	edges [3]autograd.Edge
+	needs [3]bool
+}
+
+// Apply runs the backward function on the output's gradient.
+func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, error) {
+	res := o.fn(gs[0].(*Tensor), o.need, create)
+	vals := make([]autograd.Value, len(o.need))
+	for i, r := range res {
+		if r == nil || !o.need[i] {
+			continue
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		vals[i] = r
+	}
+	return vals, nil
+}
+
+// Release drops the backward function and the tensors it saved.
+func (o *opNode) Release() { o.fn = nil }
 
 // gradEdge is where t's gradient goes: the output of the op that made it,
 // or its accumulator when t is a leaf.
@@ -90,6 +123,9 @@ func saveOutput(t *Tensor) saved { s := save(t); s.output = true; return s }
 // get returns the saved tensor (detached unless create), or an error when
 // it was modified in place after it was saved.
 func (s saved) get(create bool, op string) *Tensor {
+	if s.t == nil { // not saved: the derivative does not read it
+		return nil
+	}
 	if v := s.t.storage.Version(); v != s.version {
 		what := "input"
 		if s.output {
