@@ -20,7 +20,9 @@ type Edge struct {
 type BackwardFunc func(grads []Value, createGraph bool) ([]Value, error)
 
 // Apply calls f.
-func (f BackwardFunc) Apply(grads []Value, createGraph bool) ([]Value, error) { return f(grads, createGraph) }
+func (f BackwardFunc) Apply(grads []Value, createGraph bool) ([]Value, error) {
+	return f(grads, createGraph)
+}
 
 // Function is what a node runs in the backward pass: Apply computes the
 // gradients of the node's inputs, as a BackwardFunc. A Function that also
