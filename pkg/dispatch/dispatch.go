@@ -18,6 +18,7 @@ import (
 	// The backends register their kernels in init.
 	_ "github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	_ "github.com/mindtorch/mindtorch/pkg/backends/meta"
+	_ "github.com/mindtorch/mindtorch/pkg/backends/npu"
 )
 
 var calls = sync.Pool{New: func() any { return new(kernel.Call) }}
@@ -49,7 +50,7 @@ func Run(c *kernel.Call) error {
 	if err := meta(c); err != nil {
 		return decorate(c, err)
 	}
-	run := kernel.Lookup(c.Op, c.Device.Type)
+	run := kernel.Lookup(c.Op, kernelDevice(c))
 	if run == nil && c.Device.Type != device.Meta {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
 			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
@@ -87,6 +88,18 @@ func Run(c *kernel.Call) error {
 		return decorate(c, err)
 	}
 	return nil
+}
+
+// kernelDevice is the device type whose kernel runs c: c's device, except
+// for copies out of a device into host memory, which the source device's
+// backend runs.
+func kernelDevice(c *kernel.Call) device.Type {
+	if c.Op == kernel.OpCopy && c.Device.Type == device.CPU && len(c.In) == 1 {
+		if t := c.In[0].Device().Type; t != device.CPU && t != device.Meta {
+			return t
+		}
+	}
+	return c.Device.Type
 }
 
 // released refuses operands whose memory was released.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
+	"github.com/mindtorch/mindtorch/pkg/backends/npu"
 )
 
 // BackendInfo says what one backend found on this host.
@@ -16,7 +17,8 @@ type BackendInfo struct {
 
 // Backends reports the backends of this binary and what each found: the
 // CPU's BLAS (OpenBLAS loaded at first use, else gonum's) and the
-// instruction set of its kernels. It loads OpenBLAS if it was not yet.
+// instruction set of its kernels; the NPUs and CANN, or why there are none.
+// It loads OpenBLAS and CANN if they were not yet.
 func Backends() []BackendInfo {
 	b := cpu.BLAS()
 	blas := "gonum BLAS (pure Go)"
@@ -29,6 +31,6 @@ func Backends() []BackendInfo {
 		{Device: "cpu", Available: true, Detail: fmt.Sprintf("%s/%s, kernels %s, %s, %d cores used",
 			runtime.GOOS, runtime.GOARCH, cpu.ISA(), blas, runtime.GOMAXPROCS(0))},
 		{Device: "meta", Available: true, Detail: "shapes and dtypes only"},
-		{Device: "npu", Available: false, Detail: "the NPU backend is not built into this version"},
+		{Device: "npu", Available: npu.IsAvailable(), Detail: npu.Info()},
 	}
 }

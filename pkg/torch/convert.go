@@ -40,13 +40,79 @@ func (t *Tensor) copyFrom(src *Tensor, dev Device, name string) *Tensor {
 			return failed(err)
 		}
 	}
-	c := dispatch.NewCall(kernel.OpCopy, dev, 1, 1)
-	c.In[0] = src.operand()
-	if y := runInPlace(c, t); y.err != nil || !rec {
+	var y *Tensor
+	if across(t, src) {
+		y = t.copyAcross(src.Detach())
+	} else {
+		c := dispatch.NewCall(kernel.OpCopy, dev, 1, 1)
+		c.In[0] = src.operand()
+		y = runInPlace(c, t)
+	}
+	if y.err != nil || !rec {
 		return y
 	}
 	recordCopy(t, src, name)
 	return t
+}
+
+// across reports whether a copy goes between two devices with data (the
+// host and an NPU, or two NPUs).
+func across(t, src *Tensor) bool {
+	a, b := t.Device(), src.Device()
+	return a != b && a.Type != device.Meta && b.Type != device.Meta
+}
+
+// copyAcross copies src into t on another device. Backends move only dense
+// bytes of one dtype between the host and a device, so the host side is
+// converted, broadcast and made contiguous first (or afterwards), and a
+// strided device side goes through a contiguous buffer on the device.
+func (t *Tensor) copyAcross(src *Tensor) *Tensor {
+	bytes := func(dst, from *Tensor) *Tensor {
+		c := dispatch.NewCall(kernel.OpCopy, dst.Device(), 1, 1)
+		c.In[0] = from.operand()
+		return runInPlace(c, dst)
+	}
+	switch {
+	case src.Device().Type == device.CPU: // host -> device
+		host := src.Expand(t.shape...).ToDType(t.dtype).Contiguous()
+		if host.err != nil {
+			return host
+		}
+		if t.IsContiguous() {
+			return bytes(t, host)
+		}
+		buf := Empty(t.shape, WithDType(t.dtype), OnDevice(t.Device()))
+		if r := bytes(buf, host); r.err != nil {
+			return r
+		}
+		defer buf.Release()
+		if r := t.Detach().Copy_(buf); r.err != nil {
+			return r
+		}
+		return t
+	case t.Device().Type == device.CPU: // device -> host
+		dense := src.Contiguous()
+		if dense.err != nil {
+			return dense
+		}
+		host := Empty(dense.shape, WithDType(dense.dtype))
+		if r := bytes(host, dense); r.err != nil {
+			return r
+		}
+		if dense != src {
+			dense.Release()
+		}
+		if r := t.Detach().Copy_(host); r.err != nil {
+			return r
+		}
+		return t
+	}
+	// device -> another device: through the host.
+	host, err := src.ToDevice(device.CPUDevice)
+	if err != nil {
+		return failed(err)
+	}
+	return t.copyAcross(host)
 }
 
 // emptyLayout makes an uninitialised tensor shaped like t with dtype dt on

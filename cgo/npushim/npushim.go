@@ -1,0 +1,221 @@
+// Package npushim is the cgo binding of the NPU shim in csrc/npu: CANN's
+// libraries loaded with dlopen, one C call per operation. It holds no logic
+// beyond converting arguments; the NPU backend (pkg/backends/npu) builds on it.
+package npushim
+
+/*
+#cgo CFLAGS: -O2 -I${SRCDIR}/../../include
+#cgo LDFLAGS: -ldl -lpthread
+#include <stdlib.h>
+#include "mindtorch/npu_shim.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// MaxDims is the most dimensions a tensor passed to the shim has.
+const MaxDims = C.MT_NPU_MAX_DIMS
+
+// The ops of Run, in the C enum's order.
+const (
+	Add = iota
+	Sub
+	Mul
+	Div
+	Maximum
+	Minimum
+	Adds
+	Muls
+	Neg
+	Exp
+	Log
+	Sqrt
+	Abs
+	Relu
+	Sigmoid
+	Tanh
+	ThresholdBackward
+	Softmax
+	LogSoftmax
+	SoftmaxBackward
+	LogSoftmaxBackward
+	ReduceSum
+	Mean
+	Amax
+	Matmul
+	Cast
+	Copy
+	Fill
+	Zero
+	NumOps
+)
+
+// Shim error codes (CANN's are positive).
+const (
+	ErrNoLib    = C.MT_NPU_ENOLIB
+	ErrNoSymbol = C.MT_NPU_ENOSYM
+	ErrArg      = C.MT_NPU_EARG
+	ErrNoDevice = C.MT_NPU_ENODEVICE
+)
+
+// Status is a failure: CANN's code (or a shim code) and the message of the
+// call that failed.
+type Status struct {
+	Code int
+	Msg  string
+}
+
+func status(r C.int, st *C.mt_npu_status) *Status {
+	if r == 0 {
+		return nil
+	}
+	return &Status{Code: int(st.code), Msg: C.GoString(&st.msg[0])}
+}
+
+// Tensor is a tensor as the shim sees it (layout of mt_npu_tensor).
+type Tensor struct {
+	Data    uint64
+	DType   int32
+	NDim    int32
+	Shape   [MaxDims]int64
+	Strides [MaxDims]int64
+	Offset  int64
+	Storage int64
+}
+
+// Attrs are an op's attributes (layout of mt_npu_attrs).
+type Attrs struct {
+	F     [2]float64
+	I     [MaxDims]int64
+	NI    int32
+	Flag  int32
+	DType int32
+}
+
+// Open loads the libraries from the colon-separated directories ("" is the
+// loader's search path). It returns why they are unusable, or "".
+func Open(dirs string) (ok bool, why string) {
+	cd := C.CString(dirs)
+	defer C.free(unsafe.Pointer(cd))
+	var buf [1024]C.char
+	r := C.mt_npu_open(cd, &buf[0], C.int(len(buf)))
+	return r == 0, C.GoString(&buf[0])
+}
+
+// OpAvailable reports whether op's symbols were found.
+func OpAvailable(op int) bool { return C.mt_npu_op_available(C.int(op)) != 0 }
+
+// Missing lists the symbols that were not found.
+func Missing() string {
+	var buf [2048]C.char
+	C.mt_npu_missing(&buf[0], C.int(len(buf)))
+	return C.GoString(&buf[0])
+}
+
+// Init initialises ACL once and returns the number of devices.
+func Init() (int, *Status) {
+	var st C.mt_npu_status
+	var n C.int
+	r := C.mt_npu_init(&n, &st)
+	return int(n), status(r, &st)
+}
+
+// Info returns the SoC name and the ACL version.
+func Info() (soc string, version [3]int32) {
+	var buf [128]C.char
+	var v [3]C.int32_t
+	C.mt_npu_info(&buf[0], C.int(len(buf)), &v[0])
+	return C.GoString(&buf[0]), [3]int32{int32(v[0]), int32(v[1]), int32(v[2])}
+}
+
+// Malloc allocates n bytes on dev.
+func Malloc(dev, n int) (uint64, *Status) {
+	var st C.mt_npu_status
+	var p C.uint64_t
+	r := C.mt_npu_malloc(C.int(dev), C.size_t(n), &p, &st)
+	return uint64(p), status(r, &st)
+}
+
+// Free frees a device allocation (without waiting for the stream).
+func Free(dev int, p uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_free(C.int(dev), C.uint64_t(p), &st), &st)
+}
+
+// CopyToDevice copies host bytes src to device address dst after the
+// device's stream is done.
+func CopyToDevice(dev int, dst uint64, src unsafe.Pointer, n int) *Status {
+	var st C.mt_npu_status
+	r := C.mt_npu_copy_to_device(C.int(dev), C.uint64_t(dst), src, C.size_t(n), &st)
+	return status(r, &st)
+}
+
+// CopyToHost copies n bytes at device address src to host memory dst after
+// the device's stream is done.
+func CopyToHost(dev int, dst unsafe.Pointer, src uint64, n int) *Status {
+	var st C.mt_npu_status
+	r := C.mt_npu_copy_to_host(C.int(dev), dst, C.uint64_t(src), C.size_t(n), &st)
+	return status(r, &st)
+}
+
+// Synchronize waits for dev's stream.
+func Synchronize(dev int) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_synchronize(C.int(dev), &st), &st)
+}
+
+// MemInfo returns dev's free and total memory.
+func MemInfo(dev int) (free, total int, s *Status) {
+	var st C.mt_npu_status
+	var f, t C.size_t
+	r := C.mt_npu_mem_info(C.int(dev), &f, &t, &st)
+	return int(f), int(t), status(r, &st)
+}
+
+// WorkspaceBytes is the size of dev's workspace arena.
+func WorkspaceBytes(dev int) int { return int(C.mt_npu_workspace_bytes(C.int(dev))) }
+
+// Run launches op on dev's stream over ts (output first).
+func Run(dev, op int, ts []Tensor, a *Attrs, blocking bool) *Status {
+	var st C.mt_npu_status
+	b := C.int(0)
+	if blocking {
+		b = 1
+	}
+	var p *Tensor
+	if len(ts) > 0 {
+		p = &ts[0]
+	}
+	r := C.mt_npu_run(C.int(dev), C.int(op), (*C.mt_npu_tensor)(unsafe.Pointer(p)), C.int(len(ts)),
+		(*C.mt_npu_attrs)(unsafe.Pointer(a)), b, &st)
+	runtime.KeepAlive(ts)
+	return status(r, &st)
+}
+
+// EmulatorCounters are the test emulator's counters of live allocations,
+// their bytes, live tensor, scalar and int-array descriptors, live
+// executors, user streams, and total launches and mallocs.
+type EmulatorCounters struct {
+	Allocs, Bytes, Tensors, Scalars, IntArrays, Executors, Streams, Launches, Mallocs int64
+}
+
+// Counters reads the emulator's counters; ok is false with real CANN.
+func Counters() (c EmulatorCounters, ok bool) {
+	var v [9]C.longlong
+	if C.mt_npu_emulator_counters(&v[0]) == 0 {
+		return c, false
+	}
+	return EmulatorCounters{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3]), int64(v[4]), int64(v[5]), int64(v[6]),
+		int64(v[7]), int64(v[8])}, true
+}
+
+// The Go structs must match the C ones.
+var (
+	_ [unsafe.Sizeof(Tensor{}) - C.sizeof_mt_npu_tensor]byte
+	_ [C.sizeof_mt_npu_tensor - unsafe.Sizeof(Tensor{})]byte
+	_ [unsafe.Sizeof(Attrs{}) - C.sizeof_mt_npu_attrs]byte
+	_ [C.sizeof_mt_npu_attrs - unsafe.Sizeof(Attrs{})]byte
+)

@@ -1,0 +1,1153 @@
+/*
+ * A test fixture of CANN's rules, not a simulator of the hardware.
+ *
+ * This library exports the ACL runtime and ACLNN symbols the NPU shim uses,
+ * under the real library names (the tests copy it to libascendcl.so,
+ * libnnopbase.so and libopapi.so in a temporary directory). "Device" memory is
+ * host memory. It enforces what real CANN requires, so that code passing here
+ * works on hardware:
+ *   - a current context per OS thread (aclrtSetDevice or
+ *     aclrtSetCurrentContext) before streams, memory or ops are used;
+ *   - tensor strides and offsets in elements, non-negative, within a live
+ *     allocation, and tensor data 32-byte aligned;
+ *   - executors used once: run by the execute call, never twice;
+ *   - no implicit synchronisation: ops are queued on their stream and run
+ *     only at aclrtSynchronizeStream/Device, so a host read without a sync
+ *     sees stale data; aclrtMemcpy and aclrtFree do not wait;
+ *   - the documented error codes, with a message for aclGetRecentErrMsg
+ *     (thread-local, cleared on read).
+ * It counts live allocations, descriptors and executors (mtemu_counters).
+ * Its arithmetic is plain loops in double precision over strides,
+ * independent of the project's CPU kernels.
+ *
+ * Knobs (environment): MTEMU_DEVICES (default 1), MTEMU_MEMORY_MB (device
+ * memory per device, default 4096), MTEMU_SOC (default "Ascend910B3").
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int aclError;
+typedef int32_t aclnnStatus;
+
+enum {
+	ACL_ERROR_INVALID_PARAM = 100000,
+	ACL_ERROR_UNINITIALIZE = 100001,
+	ACL_ERROR_REPEAT_INITIALIZE = 100002,
+	ACL_ERROR_BAD_ALLOC = 200000,
+	ACL_ERROR_INVALID_DEVICE = 200002,
+	ACL_ERROR_RT_PARAM_INVALID = 107000,
+	ACL_ERROR_RT_CONTEXT_NULL = 107002,
+	ACL_ERROR_RT_STREAM_CONTEXT = 107003,
+	ACL_ERROR_RT_MEMORY_ALLOCATION = 207001,
+	ACL_ERROR_RT_MEMORY_FREE = 207002,
+	ACLNN_ERR_PARAM_NULLPTR = 161001,
+	ACLNN_ERR_PARAM_INVALID = 161002,
+	ACLNN_ERR_INNER_NULLPTR = 561103,
+};
+
+enum { DT_FLOAT = 0, DT_FLOAT16 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_UINT8 = 4, DT_INT16 = 6, DT_INT64 = 9, DT_DOUBLE = 11,
+       DT_BOOL = 12, DT_BF16 = 27 };
+
+#define MAXDIM 8
+
+/* ---- errors ---- */
+
+static __thread char err_msg[1024];
+static __thread int err_set;
+
+static int fail(int code, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+	va_end(ap);
+	err_set = 1;
+	return code;
+}
+
+EXPORT const char *aclGetRecentErrMsg(void) {
+	static __thread char out[1024];
+	if (!err_set) return NULL;
+	memcpy(out, err_msg, sizeof out);
+	err_set = 0;
+	return out;
+}
+
+/* ---- state ---- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int initialized;
+static long long live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams,
+	launches, mallocs;
+
+struct alloc {
+	char *p;
+	size_t n;
+	int device;
+	struct alloc *next;
+};
+static struct alloc *allocs;
+
+struct task;
+struct stream {
+	int magic;
+	int device;
+	struct task *head, *tail;
+	struct stream *next_default;
+};
+#define STREAM_MAGIC 0x5743
+
+struct context {
+	int magic;
+	int device;
+	struct stream *stream; /* the default stream */
+};
+#define CONTEXT_MAGIC 0x4354
+
+static struct context contexts[16];
+static __thread struct context *current;
+
+static int device_count(void) {
+	const char *e = getenv("MTEMU_DEVICES");
+	int n = e ? atoi(e) : 1;
+	return n < 0 ? 0 : (n > 16 ? 16 : n);
+}
+
+static size_t device_memory(void) {
+	const char *e = getenv("MTEMU_MEMORY_MB");
+	return (size_t)(e ? atoll(e) : 4096) << 20;
+}
+
+static int need_context(void) {
+	if (!initialized) return fail(ACL_ERROR_UNINITIALIZE, "aclInit has not been called");
+	if (!current) return fail(ACL_ERROR_RT_CONTEXT_NULL, "no current context on this thread: call aclrtSetDevice or aclrtSetCurrentContext");
+	return 0;
+}
+
+/* ---- runtime ---- */
+
+EXPORT aclError aclInit(const char *config) {
+	(void)config;
+	pthread_mutex_lock(&mu);
+	int again = initialized;
+	initialized = 1;
+	pthread_mutex_unlock(&mu);
+	return again ? fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: repeated initialisation") : 0;
+}
+
+EXPORT aclError aclFinalize(void) {
+	initialized = 0;
+	return 0;
+}
+
+EXPORT aclError aclrtGetVersion(int32_t *major, int32_t *minor, int32_t *patch) {
+	*major = 1, *minor = 15, *patch = 0;
+	return 0;
+}
+
+EXPORT const char *aclrtGetSocName(void) {
+	const char *e = getenv("MTEMU_SOC");
+	return e ? e : "Ascend910B3";
+}
+
+EXPORT aclError aclrtGetDeviceCount(uint32_t *count) {
+	if (!count) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is NULL");
+	*count = (uint32_t)device_count();
+	return 0;
+}
+
+static struct stream *new_stream(int device) {
+	struct stream *s = calloc(1, sizeof *s);
+	s->magic = STREAM_MAGIC;
+	s->device = device;
+	return s;
+}
+
+EXPORT aclError aclrtSetDevice(int32_t id) {
+	if (!initialized) return fail(ACL_ERROR_UNINITIALIZE, "aclrtSetDevice: aclInit has not been called");
+	if (id < 0 || id >= device_count()) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetDevice: invalid device id %d", id);
+	pthread_mutex_lock(&mu);
+	struct context *c = &contexts[id];
+	if (c->magic != CONTEXT_MAGIC) {
+		c->magic = CONTEXT_MAGIC;
+		c->device = id;
+		c->stream = new_stream(id);
+	}
+	pthread_mutex_unlock(&mu);
+	current = c;
+	return 0;
+}
+
+EXPORT aclError aclrtResetDevice(int32_t id) {
+	if (id < 0 || id >= device_count()) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtResetDevice: invalid device id %d", id);
+	if (current && current->device == id) current = NULL;
+	return 0;
+}
+
+EXPORT aclError aclrtGetDevice(int32_t *id) {
+	int e = need_context();
+	if (e) return e;
+	*id = current->device;
+	return 0;
+}
+
+EXPORT aclError aclrtGetCurrentContext(void **ctx) {
+	int e = need_context();
+	if (e) return e;
+	*ctx = current;
+	return 0;
+}
+
+EXPORT aclError aclrtSetCurrentContext(void *ctx) {
+	struct context *c = ctx;
+	if (!c || c->magic != CONTEXT_MAGIC) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetCurrentContext: invalid context");
+	current = c;
+	return 0;
+}
+
+EXPORT aclError aclrtCreateContext(void **ctx, int32_t id) {
+	aclError e = aclrtSetDevice(id);
+	if (e) return e;
+	*ctx = current;
+	return 0;
+}
+
+EXPORT aclError aclrtDestroyContext(void *ctx) {
+	(void)ctx;
+	return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: the default context must not be destroyed");
+}
+
+EXPORT aclError aclrtCreateStream(void **out) {
+	int e = need_context();
+	if (e) return e;
+	*out = new_stream(current->device);
+	pthread_mutex_lock(&mu);
+	live_streams++;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+static int check_stream(struct stream *s, const char *fn) {
+	int e = need_context();
+	if (e) return e;
+	if (!s || s->magic != STREAM_MAGIC) return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: invalid stream", fn);
+	if (s->device != current->device)
+		return fail(ACL_ERROR_RT_STREAM_CONTEXT, "%s: the stream belongs to device %d, the current context to device %d", fn,
+			    s->device, current->device);
+	return 0;
+}
+
+static int drain(struct stream *s);
+
+EXPORT aclError aclrtSynchronizeStream(void *stream) {
+	struct stream *s = stream ? stream : (current ? current->stream : NULL);
+	int e = check_stream(s, "aclrtSynchronizeStream");
+	return e ? e : drain(s);
+}
+
+EXPORT aclError aclrtDestroyStream(void *stream) {
+	struct stream *s = stream;
+	int e = check_stream(s, "aclrtDestroyStream");
+	if (e) return e;
+	drain(s);
+	s->magic = 0;
+	free(s);
+	pthread_mutex_lock(&mu);
+	live_streams--;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT aclError aclrtSynchronizeDevice(void) {
+	int e = need_context();
+	return e ? e : drain(current->stream);
+}
+
+/* ---- memory ---- */
+
+static struct alloc *find_alloc(const void *p, size_t n) {
+	for (struct alloc *a = allocs; a; a = a->next)
+		if ((const char *)p >= a->p && (const char *)p + n <= a->p + a->n) return a;
+	return NULL;
+}
+
+EXPORT aclError aclrtMalloc(void **p, size_t n, int policy) {
+	(void)policy;
+	int e = need_context();
+	if (e) return e;
+	if (!p || n == 0) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size must not be 0");
+	pthread_mutex_lock(&mu);
+	if ((size_t)live_bytes + n > device_memory()) {
+		pthread_mutex_unlock(&mu);
+		return fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of device memory: %zu bytes asked, %lld in use of %zu",
+			    n, live_bytes, device_memory());
+	}
+	pthread_mutex_unlock(&mu);
+	void *m = NULL;
+	size_t rounded = (n + 31) / 32 * 32 + 32;
+	if (posix_memalign(&m, 64, rounded)) return fail(ACL_ERROR_BAD_ALLOC, "aclrtMalloc: host allocation failed");
+	memset(m, 0xA5, rounded); /* uninitialised memory: poison */
+	struct alloc *a = malloc(sizeof *a);
+	a->p = m, a->n = n, a->device = current->device;
+	pthread_mutex_lock(&mu);
+	a->next = allocs, allocs = a;
+	live_allocs++, live_bytes += (long long)n, mallocs++;
+	pthread_mutex_unlock(&mu);
+	*p = m;
+	return 0;
+}
+
+EXPORT aclError aclrtFree(void *p) {
+	int e = need_context();
+	if (e) return e;
+	pthread_mutex_lock(&mu);
+	for (struct alloc **pp = &allocs; *pp; pp = &(*pp)->next) {
+		struct alloc *a = *pp;
+		if (a->p == p) {
+			*pp = a->next;
+			live_allocs--, live_bytes -= (long long)a->n;
+			pthread_mutex_unlock(&mu);
+			memset(a->p, 0xDD, a->n); /* freed memory: poison, to catch use after free by queued work */
+			free(a->p);
+			free(a);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return fail(ACL_ERROR_RT_MEMORY_FREE, "aclrtFree: %p is not a live device allocation", p);
+}
+
+EXPORT aclError aclrtGetMemInfo(int attr, size_t *free_, size_t *total) {
+	(void)attr;
+	int e = need_context();
+	if (e) return e;
+	*total = device_memory();
+	*free_ = device_memory() - (size_t)live_bytes;
+	return 0;
+}
+
+static int is_device(const void *p, size_t n) {
+	pthread_mutex_lock(&mu);
+	int ok = find_alloc(p, n) != NULL;
+	pthread_mutex_unlock(&mu);
+	return ok;
+}
+
+/* Kinds: 0 host->host, 1 host->device, 2 device->host, 3 device->device. */
+EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int kind) {
+	int e = need_context();
+	if (e) return e;
+	if (count > destMax) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: count %zu exceeds destMax %zu", count, destMax);
+	if (count == 0) return 0;
+	if (!dst || !src) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: NULL pointer");
+	int dd = kind == 1 || kind == 3, sd = kind == 2 || kind == 3;
+	if ((dd && !is_device(dst, count)) || (sd && !is_device(src, count)))
+		return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: kind %d but the device range is not inside a live allocation", kind);
+	memmove(dst, src, count);
+	return 0;
+}
+
+EXPORT aclError aclrtMemset(void *dst, size_t destMax, int32_t value, size_t count) {
+	int e = need_context();
+	if (e) return e;
+	if (count > destMax) return fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count %zu exceeds destMax %zu", count, destMax);
+	memset(dst, value, count);
+	return 0;
+}
+
+/* ---- descriptors ---- */
+
+typedef struct aclTensor {
+	int magic;
+	int dtype;
+	int ndim;
+	int64_t dims[MAXDIM], strides[MAXDIM], offset;
+	char *data;
+} aclTensor;
+#define TENSOR_MAGIC 0x7E50
+
+typedef struct aclScalar {
+	int magic;
+	int dtype;
+	double v;
+} aclScalar;
+#define SCALAR_MAGIC 0x5CA1
+
+typedef struct aclIntArray {
+	int magic;
+	uint64_t n;
+	int64_t v[MAXDIM];
+} aclIntArray;
+#define ARRAY_MAGIC 0xA88A
+
+static int elem_size(int dt) {
+	switch (dt) {
+	case DT_FLOAT: case DT_INT32: return 4;
+	case DT_FLOAT16: case DT_BF16: case DT_INT16: return 2;
+	case DT_INT8: case DT_UINT8: case DT_BOOL: return 1;
+	case DT_INT64: case DT_DOUBLE: return 8;
+	}
+	return 0;
+}
+
+EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype, const int64_t *stride, int64_t offset,
+				  int format, const int64_t *storageDims, uint64_t storageN, void *data) {
+	(void)format;
+	if (need_context()) return NULL;
+	if (n > MAXDIM || elem_size(dtype) == 0) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: %llu dims or dtype %d not supported", (unsigned long long)n, dtype);
+		return NULL;
+	}
+	if (((uintptr_t)data) % 32 != 0) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: tensor data %p is not 32-byte aligned", data);
+		return NULL;
+	}
+	int64_t storage = 1;
+	for (uint64_t i = 0; i < storageN; i++) storage *= storageDims[i];
+	int64_t last = offset, numel = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (viewDims[i] < 0 || stride[i] < 0) {
+			fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: negative size or stride in dim %llu", (unsigned long long)i);
+			return NULL;
+		}
+		numel *= viewDims[i];
+		if (viewDims[i] > 0) last += (viewDims[i] - 1) * stride[i];
+	}
+	if (offset < 0 || (numel > 0 && last >= storage)) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: offset %lld and strides reach element %lld of a storage of %lld elements",
+		     (long long)offset, (long long)last, (long long)storage);
+		return NULL;
+	}
+	if (storage > 0 && !is_device(data, (size_t)storage * elem_size(dtype))) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: storage of %lld elements at %p is not inside a live device allocation",
+		     (long long)storage, data);
+		return NULL;
+	}
+	aclTensor *t = calloc(1, sizeof *t);
+	t->magic = TENSOR_MAGIC, t->dtype = dtype, t->ndim = (int)n, t->offset = offset, t->data = data;
+	for (uint64_t i = 0; i < n; i++) t->dims[i] = viewDims[i], t->strides[i] = stride[i];
+	pthread_mutex_lock(&mu);
+	live_tensors++;
+	pthread_mutex_unlock(&mu);
+	return t;
+}
+
+EXPORT aclnnStatus aclDestroyTensor(const aclTensor *t) {
+	if (!t || t->magic != TENSOR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyTensor: not a live tensor");
+	((aclTensor *)t)->magic = 0;
+	free((void *)t);
+	pthread_mutex_lock(&mu);
+	live_tensors--;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+static double load(int dt, const char *p);
+
+EXPORT aclScalar *aclCreateScalar(void *value, int dtype) {
+	if (!value || elem_size(dtype) == 0) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateScalar: bad value or dtype %d", dtype);
+		return NULL;
+	}
+	aclScalar *s = calloc(1, sizeof *s);
+	s->magic = SCALAR_MAGIC, s->dtype = dtype, s->v = load(dtype, value);
+	pthread_mutex_lock(&mu);
+	live_scalars++;
+	pthread_mutex_unlock(&mu);
+	return s;
+}
+
+EXPORT aclnnStatus aclDestroyScalar(const aclScalar *s) {
+	if (!s || s->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyScalar: not a live scalar");
+	((aclScalar *)s)->magic = 0;
+	free((void *)s);
+	pthread_mutex_lock(&mu);
+	live_scalars--;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT aclIntArray *aclCreateIntArray(const int64_t *v, uint64_t n) {
+	if (n > MAXDIM || (n > 0 && !v)) {
+		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateIntArray: %llu values", (unsigned long long)n);
+		return NULL;
+	}
+	aclIntArray *a = calloc(1, sizeof *a);
+	a->magic = ARRAY_MAGIC, a->n = n;
+	memcpy(a->v, v, n * sizeof *v);
+	pthread_mutex_lock(&mu);
+	live_arrays++;
+	pthread_mutex_unlock(&mu);
+	return a;
+}
+
+EXPORT aclnnStatus aclDestroyIntArray(const aclIntArray *a) {
+	if (!a || a->magic != ARRAY_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyIntArray: not a live array");
+	((aclIntArray *)a)->magic = 0;
+	free((void *)a);
+	pthread_mutex_lock(&mu);
+	live_arrays--;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+/* ---- element access ---- */
+
+static float half_to_float(uint16_t h) {
+	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, bits;
+	if (e == 0) {
+		if (m == 0) bits = s;
+		else {
+			e = 1;
+			while (!(m & 1024)) m <<= 1, e--;
+			m &= 1023;
+			bits = s | ((e + 112) << 23) | (m << 13);
+		}
+	} else if (e == 31) bits = s | 0x7F800000 | (m << 13);
+	else bits = s | ((e + 112) << 23) | (m << 13);
+	float f;
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+static uint16_t float_to_half(float f) {
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t s = (x >> 16) & 0x8000, e = (x >> 23) & 255, m = x & 0x7FFFFF;
+	if (e == 255) return (uint16_t)(s | 0x7C00 | (m ? 0x200 : 0));
+	int ee = (int)e - 112;
+	if (ee >= 31) return (uint16_t)(s | 0x7C00);
+	if (ee <= 0) {
+		if (ee < -10) return (uint16_t)s;
+		m |= 0x800000;
+		uint32_t shift = (uint32_t)(14 - ee), r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (r & 1))) r++;
+		return (uint16_t)(s | r);
+	}
+	uint32_t r = ((uint32_t)ee << 10) | (m >> 13), rem = m & 0x1FFF;
+	if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
+	return (uint16_t)(s | r);
+}
+
+static double load(int dt, const char *p) {
+	switch (dt) {
+	case DT_FLOAT: { float v; memcpy(&v, p, 4); return v; }
+	case DT_DOUBLE: { double v; memcpy(&v, p, 8); return v; }
+	case DT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
+	case DT_BF16: { uint16_t v; memcpy(&v, p, 2); uint32_t b = (uint32_t)v << 16; float f; memcpy(&f, &b, 4); return f; }
+	case DT_INT8: return *(const int8_t *)p;
+	case DT_UINT8: return *(const uint8_t *)p;
+	case DT_BOOL: return *(const uint8_t *)p != 0;
+	case DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
+	case DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
+	case DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+	}
+	return 0;
+}
+
+static void store(int dt, char *p, double v) {
+	switch (dt) {
+	case DT_FLOAT: { float f = (float)v; memcpy(p, &f, 4); return; }
+	case DT_DOUBLE: memcpy(p, &v, 8); return;
+	case DT_FLOAT16: { uint16_t h = float_to_half((float)v); memcpy(p, &h, 2); return; }
+	case DT_BF16: {
+		float f = (float)v;
+		uint32_t b;
+		memcpy(&b, &f, 4);
+		uint16_t h = isnan(f) ? 0x7FC0 : (uint16_t)((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+		memcpy(p, &h, 2);
+		return;
+	}
+	case DT_BOOL: *(uint8_t *)p = v != 0; return;
+	}
+	/* integers: truncate toward zero, wrap */
+	int64_t i = isnan(v) ? 0 : (v >= 9.2e18 ? INT64_MAX : (v <= -9.2e18 ? INT64_MIN : (int64_t)v));
+	switch (dt) {
+	case DT_INT8: *(int8_t *)p = (int8_t)i; return;
+	case DT_UINT8: *(uint8_t *)p = (uint8_t)i; return;
+	case DT_INT16: { int16_t x = (int16_t)i; memcpy(p, &x, 2); return; }
+	case DT_INT32: { int32_t x = (int32_t)i; memcpy(p, &x, 4); return; }
+	case DT_INT64: memcpy(p, &i, 8); return;
+	}
+}
+
+static int64_t numel(const aclTensor *t) {
+	int64_t n = 1;
+	for (int i = 0; i < t->ndim; i++) n *= t->dims[i];
+	return n;
+}
+
+/* address of the element at row-major position idx of t */
+static char *at(const aclTensor *t, int64_t idx) {
+	int64_t off = t->offset;
+	for (int i = t->ndim - 1; i >= 0; i--) {
+		int64_t d = t->dims[i];
+		if (d == 0) return t->data;
+		off += (idx % d) * t->strides[i];
+		idx /= d;
+	}
+	return t->data + off * elem_size(t->dtype);
+}
+
+/* address of the element of t broadcast to out's shape at out position idx */
+static char *at_bcast(const aclTensor *t, const aclTensor *out, int64_t idx) {
+	int64_t off = t->offset;
+	for (int i = out->ndim - 1, j = t->ndim - 1; i >= 0; i--, j--) {
+		int64_t d = out->dims[i], k = idx % d;
+		idx /= d;
+		if (j >= 0 && t->dims[j] != 1) off += k * t->strides[j];
+	}
+	return t->data + off * elem_size(t->dtype);
+}
+
+static int broadcastable(const aclTensor *t, const aclTensor *out) {
+	if (t->ndim > out->ndim) return 0;
+	for (int i = 1; i <= t->ndim; i++) {
+		int64_t a = t->dims[t->ndim - i], b = out->dims[out->ndim - i];
+		if (a != b && a != 1) return 0;
+	}
+	return 1;
+}
+
+/* ---- executors and streams ---- */
+
+enum op {
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_ADDS, OP_MULS, OP_NEG, OP_EXP, OP_LOG, OP_SQRT, OP_ABS, OP_RELU, OP_SIGMOID,
+	OP_TANH, OP_THRESHOLD_BACKWARD, OP_SOFTMAX, OP_LOG_SOFTMAX, OP_SOFTMAX_BACKWARD, OP_LOG_SOFTMAX_BACKWARD,
+	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM,
+};
+
+typedef struct aclOpExecutor {
+	int magic;
+	int op;
+	aclTensor t[4]; /* snapshots of the descriptors: they may be destroyed once execute returns */
+	int nt;
+	double s[2];
+	int64_t dims[MAXDIM];
+	int ndims;
+	int64_t dim;
+	int keep;
+	int queued; /* execute was called: the executor is consumed */
+} aclOpExecutor;
+#define EXEC_MAGIC 0xE8EC
+
+struct task {
+	aclOpExecutor *ex;
+	struct task *next;
+};
+
+static void run_op(aclOpExecutor *x);
+
+static int drain(struct stream *s) {
+	pthread_mutex_lock(&mu);
+	struct task *t = s->head;
+	s->head = s->tail = NULL;
+	pthread_mutex_unlock(&mu);
+	while (t) {
+		struct task *next = t->next;
+		run_op(t->ex);
+		t->ex->magic = 0;
+		free(t->ex);
+		free(t);
+		pthread_mutex_lock(&mu);
+		live_executors--;
+		pthread_mutex_unlock(&mu);
+		t = next;
+	}
+	return 0;
+}
+
+static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const aclTensor *const *ts, int nt) {
+	if (need_context()) return ACL_ERROR_RT_CONTEXT_NULL;
+	if (!out || !ws) return fail(ACLNN_ERR_PARAM_NULLPTR, "GetWorkspaceSize: NULL executor or workspace size pointer");
+	for (int i = 0; i < nt; i++)
+		if (!ts[i] || ts[i]->magic != TENSOR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "GetWorkspaceSize: tensor %d is not a live tensor", i);
+	aclOpExecutor *x = calloc(1, sizeof *x);
+	x->magic = EXEC_MAGIC, x->op = op, x->nt = nt;
+	for (int i = 0; i < nt; i++) x->t[i] = *ts[i];
+	pthread_mutex_lock(&mu);
+	live_executors++;
+	pthread_mutex_unlock(&mu);
+	*out = x;
+	/* ops along a dim and matmul ask for a workspace, so that the caller's workspace path is exercised */
+	*ws = (op == OP_SOFTMAX || op == OP_LOG_SOFTMAX || op == OP_MATMUL || op == OP_REDUCE_SUM) ? 1024 : 0;
+	return 0;
+}
+
+static void drop_exec(aclOpExecutor *x) {
+	x->magic = 0;
+	free(x);
+	pthread_mutex_lock(&mu);
+	live_executors--;
+	pthread_mutex_unlock(&mu);
+}
+
+static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *stream, const char *name) {
+	if (!x || x->magic != EXEC_MAGIC || x->queued)
+		return fail(ACLNN_ERR_INNER_NULLPTR, "%s: the executor is not live (executors run once)", name);
+	struct stream *s = stream;
+	int e = check_stream(s, name);
+	if (e) return e;
+	uint64_t need = (x->op == OP_SOFTMAX || x->op == OP_LOG_SOFTMAX || x->op == OP_MATMUL || x->op == OP_REDUCE_SUM) ? 1024 : 0;
+	if (wsSize < need || (need > 0 && !is_device(ws, need)))
+		return fail(ACLNN_ERR_PARAM_INVALID, "%s: a workspace of %llu device bytes is required", name, (unsigned long long)need);
+	struct task *t = calloc(1, sizeof *t);
+	x->queued = 1;
+	t->ex = x;
+	pthread_mutex_lock(&mu);
+	if (s->tail) s->tail->next = t;
+	else s->head = t;
+	s->tail = t;
+	launches++;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *x) {
+	if (!x || x->magic != EXEC_MAGIC) return fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: not a live executor");
+	return fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: only repeatable executors may be destroyed");
+}
+
+static int check_same(const aclTensor *a, const aclTensor *b, const char *name) {
+	if (a->ndim != b->ndim) return fail(ACLNN_ERR_PARAM_INVALID, "%s: ranks %d and %d differ", name, a->ndim, b->ndim);
+	for (int i = 0; i < a->ndim; i++)
+		if (a->dims[i] != b->dims[i]) return fail(ACLNN_ERR_PARAM_INVALID, "%s: shapes differ in dim %d", name, i);
+	return 0;
+}
+
+static int check_bcast(const aclTensor *in, const aclTensor *out, const char *name) {
+	if (!broadcastable(in, out)) return fail(ACLNN_ERR_PARAM_INVALID, "%s: an input does not broadcast to the output shape", name);
+	return 0;
+}
+
+#define TWO_PHASE(Name)                                                                                            \
+	EXPORT aclnnStatus aclnn##Name(void *ws, uint64_t wsSize, aclOpExecutor *x, void *stream) {                    \
+		return execute(ws, wsSize, x, stream, "aclnn" #Name);                                                      \
+	}
+
+/* binary: out = self op (alpha *) other */
+static aclnnStatus binary_ws(int op, const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out,
+			     uint64_t *ws, aclOpExecutor **x, const char *name) {
+	const aclTensor *ts[3] = {out, self, other};
+	if (alpha && alpha->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: alpha is not a live scalar", name);
+	aclnnStatus e = new_exec(op, x, ws, ts, 3);
+	if (e) return e;
+	if (check_bcast(self, out, name) || check_bcast(other, out, name)) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	(*x)->s[0] = alpha ? alpha->v : 1;
+	return 0;
+}
+
+EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+					    aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	if (!alpha) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnAdd: alpha must not be NULL");
+	return binary_ws(OP_ADD, self, other, alpha, out, ws, x, "aclnnAdd");
+}
+TWO_PHASE(Add)
+
+EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha,
+					    aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	if (!alpha) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnSub: alpha must not be NULL");
+	return binary_ws(OP_SUB, self, other, alpha, out, ws, x, "aclnnSub");
+}
+TWO_PHASE(Sub)
+
+EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
+					    aclOpExecutor **x) {
+	return binary_ws(OP_MUL, self, other, NULL, out, ws, x, "aclnnMul");
+}
+TWO_PHASE(Mul)
+
+EXPORT aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
+					    aclOpExecutor **x) {
+	return binary_ws(OP_DIV, self, other, NULL, out, ws, x, "aclnnDiv");
+}
+TWO_PHASE(Div)
+
+EXPORT aclnnStatus aclnnMaximumGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
+						aclOpExecutor **x) {
+	return binary_ws(OP_MAXIMUM, self, other, NULL, out, ws, x, "aclnnMaximum");
+}
+TWO_PHASE(Maximum)
+
+EXPORT aclnnStatus aclnnMinimumGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
+						aclOpExecutor **x) {
+	return binary_ws(OP_MINIMUM, self, other, NULL, out, ws, x, "aclnnMinimum");
+}
+TWO_PHASE(Minimum)
+
+static aclnnStatus scalar_ws(int op, const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out,
+			     uint64_t *ws, aclOpExecutor **x, const char *name) {
+	if (!other || other->magic != SCALAR_MAGIC || (alpha && alpha->magic != SCALAR_MAGIC))
+		return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: a scalar is not live", name);
+	const aclTensor *ts[2] = {out, self};
+	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	if (e) return e;
+	if (check_same(self, out, name)) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	(*x)->s[0] = other->v, (*x)->s[1] = alpha ? alpha->v : 1;
+	return 0;
+}
+
+EXPORT aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, const aclScalar *alpha,
+					     aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	return scalar_ws(OP_ADDS, self, other, alpha, out, ws, x, "aclnnAdds");
+}
+TWO_PHASE(Adds)
+
+EXPORT aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out, uint64_t *ws,
+					     aclOpExecutor **x) {
+	return scalar_ws(OP_MULS, self, other, NULL, out, ws, x, "aclnnMuls");
+}
+TWO_PHASE(Muls)
+
+static aclnnStatus unary_ws(int op, const aclTensor *self, const aclTensor *out, uint64_t *ws, aclOpExecutor **x,
+			    const char *name) {
+	const aclTensor *ts[2] = {out, self};
+	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	if (e) return e;
+	if (check_same(self, out, name)) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	return 0;
+}
+
+#define UNARY(Name, OP)                                                                                            \
+	EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *ws,           \
+							  aclOpExecutor **x) {                                         \
+		return unary_ws(OP, self, out, ws, x, "aclnn" #Name);                                                  \
+	}                                                                                                          \
+	TWO_PHASE(Name)
+
+UNARY(Neg, OP_NEG)
+UNARY(Exp, OP_EXP)
+UNARY(Log, OP_LOG)
+UNARY(Sqrt, OP_SQRT)
+UNARY(Abs, OP_ABS)
+UNARY(Relu, OP_RELU)
+UNARY(Sigmoid, OP_SIGMOID)
+UNARY(Tanh, OP_TANH)
+
+EXPORT aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const int dtype, aclTensor *out, uint64_t *ws,
+					     aclOpExecutor **x) {
+	if (out && out->magic == TENSOR_MAGIC && out->dtype != dtype)
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnCast: dtype %d differs from out's %d", dtype, out->dtype);
+	return unary_ws(OP_CAST, self, out, ws, x, "aclnnCast");
+}
+TWO_PHASE(Cast)
+
+EXPORT aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *self,
+							  const aclScalar *threshold, aclTensor *out, uint64_t *ws,
+							  aclOpExecutor **x) {
+	if (!threshold || threshold->magic != SCALAR_MAGIC)
+		return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnThresholdBackward: threshold is not a live scalar");
+	const aclTensor *ts[3] = {out, grad, self};
+	aclnnStatus e = new_exec(OP_THRESHOLD_BACKWARD, x, ws, ts, 3);
+	if (e) return e;
+	if (check_same(grad, out, "aclnnThresholdBackward") || check_same(self, out, "aclnnThresholdBackward")) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	(*x)->s[0] = threshold->v;
+	return 0;
+}
+TWO_PHASE(ThresholdBackward)
+
+static aclnnStatus along_ws(int op, const aclTensor *a, const aclTensor *b, int64_t dim, aclTensor *out, uint64_t *ws,
+			    aclOpExecutor **x, const char *name) {
+	const aclTensor *ts[3] = {out, a, b};
+	aclnnStatus e = new_exec(op, x, ws, ts, b ? 3 : 2);
+	if (e) return e;
+	int n = a->ndim;
+	if (check_same(a, out, name) || (b && check_same(b, out, name)) || dim < -n || dim >= (n > 0 ? n : 1)) {
+		drop_exec(*x);
+		return err_set ? ACLNN_ERR_PARAM_INVALID : fail(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range", name, (long long)dim);
+	}
+	(*x)->dim = dim < 0 ? dim + n : dim;
+	return 0;
+}
+
+EXPORT aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, uint64_t *ws,
+						aclOpExecutor **x) {
+	return along_ws(OP_SOFTMAX, self, NULL, dim, out, ws, x, "aclnnSoftmax");
+}
+TWO_PHASE(Softmax)
+
+EXPORT aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor *self, int64_t dim, aclTensor *out, uint64_t *ws,
+						   aclOpExecutor **x) {
+	return along_ws(OP_LOG_SOFTMAX, self, NULL, dim, out, ws, x, "aclnnLogSoftmax");
+}
+TWO_PHASE(LogSoftmax)
+
+EXPORT aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *output, int64_t dim,
+							aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	return along_ws(OP_SOFTMAX_BACKWARD, grad, output, dim, out, ws, x, "aclnnSoftmaxBackward");
+}
+TWO_PHASE(SoftmaxBackward)
+
+EXPORT aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *grad, const aclTensor *output, int64_t dim,
+							   aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	return along_ws(OP_LOG_SOFTMAX_BACKWARD, grad, output, dim, out, ws, x, "aclnnLogSoftmaxBackward");
+}
+TWO_PHASE(LogSoftmaxBackward)
+
+static aclnnStatus reduce_ws(int op, const aclTensor *self, const aclIntArray *dims, bool keep, int dtype, aclTensor *out,
+			     uint64_t *ws, aclOpExecutor **x, const char *name) {
+	if (!dims || dims->magic != ARRAY_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: dims is not a live array", name);
+	const aclTensor *ts[2] = {out, self};
+	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	if (e) return e;
+	int n = self->ndim, seen[MAXDIM] = {0};
+	for (uint64_t i = 0; i < dims->n; i++) {
+		int64_t d = dims->v[i] < 0 ? dims->v[i] + n : dims->v[i];
+		if (d < 0 || d >= n || seen[d]) {
+			drop_exec(*x);
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range or repeated", name, (long long)dims->v[i]);
+		}
+		seen[d] = 1;
+		(*x)->dims[(*x)->ndims++] = d;
+	}
+	if (dtype >= 0 && dtype != out->dtype) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "%s: dtype %d differs from out's %d", name, dtype, out->dtype);
+	}
+	/* out: self's shape with the reduced dims dropped (or 1 with keep) */
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (seen[i] && !keep) continue;
+		int64_t want = seen[i] ? 1 : self->dims[i];
+		if (k >= out->ndim || out->dims[k] != want) {
+			drop_exec(*x);
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: out's shape does not match the reduction", name);
+		}
+		k++;
+	}
+	if (k != out->ndim) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "%s: out's rank does not match the reduction", name);
+	}
+	(*x)->keep = keep;
+	return 0;
+}
+
+EXPORT aclnnStatus aclnnReduceSumGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, bool keep, int dtype,
+						  aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	return reduce_ws(OP_REDUCE_SUM, self, dims, keep, dtype, out, ws, x, "aclnnReduceSum");
+}
+TWO_PHASE(ReduceSum)
+
+EXPORT aclnnStatus aclnnMeanGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, bool keep, int dtype,
+					     aclTensor *out, uint64_t *ws, aclOpExecutor **x) {
+	return reduce_ws(OP_MEAN, self, dims, keep, dtype, out, ws, x, "aclnnMean");
+}
+TWO_PHASE(Mean)
+
+EXPORT aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, bool keep, aclTensor *out,
+					     uint64_t *ws, aclOpExecutor **x) {
+	return reduce_ws(OP_AMAX, self, dims, keep, -1, out, ws, x, "aclnnAmax");
+}
+TWO_PHASE(Amax)
+
+EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cube,
+					       uint64_t *ws, aclOpExecutor **x) {
+	(void)cube;
+	const aclTensor *ts[3] = {out, self, mat2};
+	aclnnStatus e = new_exec(OP_MATMUL, x, ws, ts, 3);
+	if (e) return e;
+	/* 2-D and batched (3-D and more, batch dims broadcast) */
+	if (self->ndim < 2 || mat2->ndim < 2 || out->ndim < 2 || self->dims[self->ndim - 1] != mat2->dims[mat2->ndim - 2] ||
+	    out->dims[out->ndim - 2] != self->dims[self->ndim - 2] || out->dims[out->ndim - 1] != mat2->dims[mat2->ndim - 1]) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnMatmul: shapes do not match");
+	}
+	return 0;
+}
+TWO_PHASE(Matmul)
+
+EXPORT aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *self, const aclTensor *src, uint64_t *ws, aclOpExecutor **x) {
+	const aclTensor *ts[2] = {self, src};
+	aclnnStatus e = new_exec(OP_COPY, x, ws, ts, 2);
+	if (e) return e;
+	if (check_bcast(src, self, "aclnnInplaceCopy")) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	return 0;
+}
+TWO_PHASE(InplaceCopy)
+
+EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *self, const aclScalar *value, uint64_t *ws,
+							  aclOpExecutor **x) {
+	if (!value || value->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnInplaceFillScalar: value is not live");
+	const aclTensor *ts[1] = {self};
+	aclnnStatus e = new_exec(OP_FILL, x, ws, ts, 1);
+	if (e) return e;
+	(*x)->s[0] = value->v;
+	return 0;
+}
+TWO_PHASE(InplaceFillScalar)
+
+EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *self, uint64_t *ws, aclOpExecutor **x) {
+	const aclTensor *ts[1] = {self};
+	return new_exec(OP_ZERO, x, ws, ts, 1);
+}
+TWO_PHASE(InplaceZero)
+
+/* ---- arithmetic, run at synchronize ---- */
+
+static double unary(int op, double v) {
+	switch (op) {
+	case OP_NEG: return -v;
+	case OP_EXP: return exp(v);
+	case OP_LOG: return log(v);
+	case OP_SQRT: return sqrt(v);
+	case OP_ABS: return fabs(v);
+	case OP_RELU: return v > 0 ? v : (isnan(v) ? v : 0);
+	case OP_SIGMOID: return 1 / (1 + exp(-v));
+	case OP_TANH: return tanh(v);
+	}
+	return v;
+}
+
+static void run_along(aclOpExecutor *x) {
+	aclTensor *out = &x->t[0], *a = &x->t[1], *b = &x->t[2];
+	int d = (int)x->dim;
+	int64_t n = a->ndim ? a->dims[d] : 1, total = numel(out), outer = n ? total / n : 0;
+	int64_t inner = 1;
+	for (int i = d + 1; i < a->ndim; i++) inner *= a->dims[i];
+	for (int64_t o = 0; o < outer; o++) {
+		int64_t base = (o / inner) * n * inner + o % inner;
+		double m = -INFINITY, s = 0;
+		if (x->op == OP_SOFTMAX || x->op == OP_LOG_SOFTMAX) {
+			for (int64_t k = 0; k < n; k++) m = fmax(m, load(a->dtype, at(a, base + k * inner)));
+			for (int64_t k = 0; k < n; k++) s += exp(load(a->dtype, at(a, base + k * inner)) - m);
+			for (int64_t k = 0; k < n; k++) {
+				double v = load(a->dtype, at(a, base + k * inner)) - m;
+				store(out->dtype, at(out, base + k * inner), x->op == OP_SOFTMAX ? exp(v) / s : v - log(s));
+			}
+		} else { /* backward: a = grad, b = forward output */
+			for (int64_t k = 0; k < n; k++) {
+				double g = load(a->dtype, at(a, base + k * inner));
+				s += x->op == OP_SOFTMAX_BACKWARD ? g * load(b->dtype, at(b, base + k * inner)) : g;
+			}
+			for (int64_t k = 0; k < n; k++) {
+				double g = load(a->dtype, at(a, base + k * inner)), y = load(b->dtype, at(b, base + k * inner));
+				store(out->dtype, at(out, base + k * inner), x->op == OP_SOFTMAX_BACKWARD ? y * (g - s) : g - exp(y) * s);
+			}
+		}
+	}
+}
+
+static void run_reduce(aclOpExecutor *x) {
+	aclTensor *out = &x->t[0], *a = &x->t[1];
+	int reduced[MAXDIM] = {0};
+	for (int i = 0; i < x->ndims; i++) reduced[x->dims[i]] = 1;
+	int64_t on = numel(out), an = numel(a);
+	double *acc = malloc(sizeof(double) * (size_t)(on ? on : 1));
+	int64_t *cnt = calloc((size_t)(on ? on : 1), sizeof(int64_t));
+	for (int64_t i = 0; i < on; i++) acc[i] = x->op == OP_AMAX ? -INFINITY : 0;
+	for (int64_t i = 0; i < an; i++) {
+		/* the output position of input element i */
+		int64_t idx = i, pos = 0, mul = 1;
+		for (int k = a->ndim - 1; k >= 0; k--) {
+			int64_t c = idx % a->dims[k];
+			idx /= a->dims[k];
+			if (!reduced[k]) pos += c * mul, mul *= a->dims[k];
+		}
+		double v = load(a->dtype, at(a, i));
+		if (x->op == OP_AMAX) acc[pos] = (isnan(v) || v > acc[pos]) && !isnan(acc[pos]) ? v : acc[pos];
+		else acc[pos] += v;
+		cnt[pos]++;
+	}
+	for (int64_t i = 0; i < on; i++) store(out->dtype, at(out, i), x->op == OP_MEAN ? acc[i] / (double)cnt[i] : acc[i]);
+	free(acc);
+	free(cnt);
+}
+
+static void run_matmul(aclOpExecutor *x) {
+	aclTensor *out = &x->t[0], *a = &x->t[1], *b = &x->t[2];
+	int64_t m = a->dims[a->ndim - 2], k = a->dims[a->ndim - 1], n = b->dims[b->ndim - 1];
+	int64_t batches = m * n != 0 ? numel(out) / (m * n) : 0;
+	for (int64_t bi = 0; bi < batches; bi++) {
+		/* batch offsets of each operand, broadcast from the output's batch index */
+		int64_t oa = a->offset, ob = b->offset, oo = out->offset, idx = bi;
+		for (int i = out->ndim - 3, ia = a->ndim - 3, ib = b->ndim - 3; i >= 0; i--, ia--, ib--) {
+			int64_t c = idx % out->dims[i];
+			idx /= out->dims[i];
+			oo += c * out->strides[i];
+			if (ia >= 0 && a->dims[ia] != 1) oa += c * a->strides[ia];
+			if (ib >= 0 && b->dims[ib] != 1) ob += c * b->strides[ib];
+		}
+		int sa = elem_size(a->dtype), sb = elem_size(b->dtype), so = elem_size(out->dtype);
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++) {
+				double s = 0;
+				for (int64_t p = 0; p < k; p++)
+					s += load(a->dtype, a->data + (oa + i * a->strides[a->ndim - 2] + p * a->strides[a->ndim - 1]) * sa) *
+					     load(b->dtype, b->data + (ob + p * b->strides[b->ndim - 2] + j * b->strides[b->ndim - 1]) * sb);
+				store(out->dtype, out->data + (oo + i * out->strides[out->ndim - 2] + j * out->strides[out->ndim - 1]) * so, s);
+			}
+	}
+}
+
+static void run_op(aclOpExecutor *x) {
+	aclTensor *out = &x->t[0];
+	int64_t n = numel(out);
+	switch (x->op) {
+	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_SOFTMAX_BACKWARD: case OP_LOG_SOFTMAX_BACKWARD: run_along(x); return;
+	case OP_REDUCE_SUM: case OP_MEAN: case OP_AMAX: run_reduce(x); return;
+	case OP_MATMUL: run_matmul(x); return;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		double v = 0;
+		switch (x->op) {
+		case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAXIMUM: case OP_MINIMUM: {
+			double a = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), b = load(x->t[2].dtype, at_bcast(&x->t[2], out, i));
+			v = x->op == OP_ADD ? a + x->s[0] * b
+			  : x->op == OP_SUB ? a - x->s[0] * b
+			  : x->op == OP_MUL ? a * b
+			  : x->op == OP_DIV ? a / b
+			  : x->op == OP_MAXIMUM ? (isnan(a) || a > b ? a : b)
+			  : (isnan(a) || a < b ? a : b);
+			break;
+		}
+		case OP_ADDS: v = load(x->t[1].dtype, at(&x->t[1], i)) + x->s[1] * x->s[0]; break;
+		case OP_MULS: v = load(x->t[1].dtype, at(&x->t[1], i)) * x->s[0]; break;
+		case OP_THRESHOLD_BACKWARD: {
+			double g = load(x->t[1].dtype, at(&x->t[1], i)), s = load(x->t[2].dtype, at(&x->t[2], i));
+			v = s > x->s[0] ? g : 0;
+			break;
+		}
+		case OP_CAST: v = load(x->t[1].dtype, at(&x->t[1], i)); break;
+		case OP_COPY: v = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)); break;
+		case OP_FILL: v = x->s[0]; break;
+		case OP_ZERO: v = 0; break;
+		default: v = unary(x->op, load(x->t[1].dtype, at(&x->t[1], i)));
+		}
+		store(out->dtype, at(out, i), v);
+	}
+}
+
+/* ---- for tests only ---- */
+
+/* mtemu_counters reports live allocations, their bytes, live tensor, scalar
+ * and int-array descriptors, live executors (made and not yet run or
+ * dropped), user streams, and the totals of launches and mallocs. */
+EXPORT void mtemu_counters(long long out[9]) {
+	pthread_mutex_lock(&mu);
+	long long v[9] = {live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams, launches, mallocs};
+	pthread_mutex_unlock(&mu);
+	memcpy(out, v, sizeof v);
+}

@@ -1,0 +1,128 @@
+/*
+ * The NPU shim: CANN's ACL runtime and ACLNN operator libraries, loaded with
+ * dlopen, behind a small C API that Go calls once per operation.
+ *
+ * Every entry point takes the device, makes its context current on the
+ * calling OS thread (goroutines move between threads), and reports failure
+ * as a status: the ACL or ACLNN code and its message (aclGetRecentErrMsg),
+ * filled in by the same call that failed. Nothing waits for the device
+ * except the copies to the host and mt_npu_synchronize.
+ */
+#ifndef MINDTORCH_NPU_SHIM_H
+#define MINDTORCH_NPU_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MT_NPU_MAX_DIMS 8
+
+typedef struct {
+	int32_t code;  /* the ACL/ACLNN error code, or a MT_NPU_E* value */
+	char msg[768]; /* what failed, with CANN's message */
+} mt_npu_status;
+
+/* Shim errors, outside CANN's ranges. */
+enum {
+	MT_NPU_ENOLIB = -1,    /* a library or required symbol is missing */
+	MT_NPU_ENOSYM = -2,    /* the op's symbols are missing */
+	MT_NPU_EARG = -3,      /* a bad argument to the shim */
+	MT_NPU_ENODEVICE = -4, /* no such device */
+};
+
+/* A tensor as ACLNN sees it: the device address of its storage, an ACL
+ * dtype, shape and strides and offset in elements, the storage size in
+ * elements. */
+typedef struct {
+	uint64_t data;
+	int32_t dtype;
+	int32_t ndim;
+	int64_t shape[MT_NPU_MAX_DIMS];
+	int64_t strides[MT_NPU_MAX_DIMS];
+	int64_t offset;
+	int64_t storage;
+} mt_npu_tensor;
+
+/* Attributes of an op: scalars (alpha, fill value, threshold), integers
+ * (dims), a flag (keepdim), a dtype. */
+typedef struct {
+	double f[2];
+	int64_t i[MT_NPU_MAX_DIMS];
+	int32_t ni;
+	int32_t flag;
+	int32_t dtype;
+} mt_npu_attrs;
+
+/* The ops, with their tensors in order (out first). */
+enum {
+	MT_NPU_ADD,                  /* out, a, b; f[0] alpha */
+	MT_NPU_SUB,                  /* out, a, b; f[0] alpha */
+	MT_NPU_MUL,                  /* out, a, b */
+	MT_NPU_DIV,                  /* out, a, b */
+	MT_NPU_MAXIMUM,              /* out, a, b */
+	MT_NPU_MINIMUM,              /* out, a, b */
+	MT_NPU_ADDS,                 /* out, a; f[0] other, f[1] alpha */
+	MT_NPU_MULS,                 /* out, a; f[0] other */
+	MT_NPU_NEG,                  /* out, a (and the unary ops below) */
+	MT_NPU_EXP,
+	MT_NPU_LOG,
+	MT_NPU_SQRT,
+	MT_NPU_ABS,
+	MT_NPU_RELU,
+	MT_NPU_SIGMOID,
+	MT_NPU_TANH,
+	MT_NPU_THRESHOLD_BACKWARD,   /* out, grad, self; f[0] threshold */
+	MT_NPU_SOFTMAX,              /* out, a; i[0] dim */
+	MT_NPU_LOG_SOFTMAX,          /* out, a; i[0] dim */
+	MT_NPU_SOFTMAX_BACKWARD,     /* out, grad, output; i[0] dim */
+	MT_NPU_LOG_SOFTMAX_BACKWARD, /* out, grad, output; i[0] dim */
+	MT_NPU_REDUCE_SUM,           /* out, a; i[0..ni) dims, flag keepdim, dtype */
+	MT_NPU_MEAN,                 /* out, a; i[0..ni) dims, flag keepdim, dtype */
+	MT_NPU_AMAX,                 /* out, a; i[0..ni) dims, flag keepdim */
+	MT_NPU_MATMUL,               /* out, a, b; i[0] cube math type */
+	MT_NPU_CAST,                 /* out, a; dtype */
+	MT_NPU_COPY,                 /* self, src */
+	MT_NPU_FILL,                 /* self; f[0] value */
+	MT_NPU_ZERO,                 /* self */
+	MT_NPU_NUM_OPS
+};
+
+/* mt_npu_open loads the runtime, libnnopbase and the operator libraries,
+ * trying each directory of the colon-separated dirs in order ("" is the
+ * loader's own search), and resolves the symbols. On failure it writes why
+ * into why. Safe to call again: later calls report the first result. */
+int mt_npu_open(const char *dirs, char *why, int whylen);
+
+/* mt_npu_op_available reports whether op's symbols were found. */
+int mt_npu_op_available(int op);
+
+/* mt_npu_missing writes the missing symbols, space-separated. */
+void mt_npu_missing(char *out, int len);
+
+/* mt_npu_init calls aclInit once (tolerating "already initialised") and
+ * reads the device count. */
+int mt_npu_init(int *devices, mt_npu_status *st);
+
+/* mt_npu_info writes the SoC name and the ACL version ("" when absent). */
+void mt_npu_info(char *soc, int soclen, int32_t version[3]);
+
+int mt_npu_malloc(int dev, size_t n, uint64_t *ptr, mt_npu_status *st);
+int mt_npu_free(int dev, uint64_t ptr, mt_npu_status *st);
+/* The copies to and from the host wait for the device's stream first. */
+int mt_npu_copy_to_device(int dev, uint64_t dst, const void *src, size_t n, mt_npu_status *st);
+int mt_npu_copy_to_host(int dev, void *dst, uint64_t src, size_t n, mt_npu_status *st);
+int mt_npu_synchronize(int dev, mt_npu_status *st);
+int mt_npu_mem_info(int dev, size_t *free_bytes, size_t *total, mt_npu_status *st);
+
+/* mt_npu_run launches op on dev's stream: descriptors made and destroyed
+ * in this call, the workspace from the device's arena, the executor run
+ * once. With blocking, it waits for the stream afterwards. */
+int mt_npu_run(int dev, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking, mt_npu_status *st);
+
+/* mt_npu_workspace_bytes is the size of dev's workspace arena. */
+size_t mt_npu_workspace_bytes(int dev);
+
+/* mt_npu_emulator_counters reads the counters of the test emulator
+ * (csrc/testing) into out; 0 when the runtime is real CANN. */
+int mt_npu_emulator_counters(long long out[9]);
+
+#endif

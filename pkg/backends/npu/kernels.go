@@ -1,0 +1,202 @@
+package npu
+
+import (
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/npushim"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// aclDType is the ACL number of each dtype.
+var aclDType = map[dtype.DType]int32{
+	dtype.Float32: 0, dtype.Float16: 1, dtype.Int8: 2, dtype.Int32: 3, dtype.Uint8: 4, dtype.Int16: 6,
+	dtype.Int64: 9, dtype.Float64: 11, dtype.Bool: 12, dtype.BFloat16: 27,
+}
+
+// tensor describes an operand on device dev for the shim.
+func tensor(o *kernel.Operand, dev int) (npushim.Tensor, error) {
+	var t npushim.Tensor
+	m, ok := o.Mem.(*Memory)
+	if !ok {
+		return t, kernel.Errorf(kernel.ErrDevice, "an operand on %v is not NPU memory", o.Mem.Device())
+	}
+	if m.dev != dev {
+		return t, kernel.Errorf(kernel.ErrDevice, "an operand is on npu:%d, the op on npu:%d", m.dev, dev)
+	}
+	if len(o.Shape) > npushim.MaxDims {
+		return t, kernel.Errorf(kernel.ErrShape, "the NPU takes at most %d dims, got %d", npushim.MaxDims, len(o.Shape))
+	}
+	dt, ok := aclDType[o.DType]
+	if !ok {
+		return t, kernel.Errorf(kernel.ErrDType, "no ACL type for %v", o.DType)
+	}
+	t.Data, t.DType, t.NDim = m.blk.ptr, dt, int32(len(o.Shape))
+	for i := range o.Shape {
+		t.Shape[i], t.Strides[i] = int64(o.Shape[i]), int64(o.Strides[i])
+	}
+	t.Offset = int64(o.Offset)
+	t.Storage = int64(m.n / o.DType.ItemSize())
+	return t, nil
+}
+
+// launch runs op over the call's output and inputs (in that order).
+func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) error {
+	dev := c.Device.Index
+	if c.Device.Type != device.NPU {
+		dev = deviceOf(ops)
+	}
+	ts := make([]npushim.Tensor, len(ops))
+	for i, o := range ops {
+		t, err := tensor(o, dev)
+		if err != nil {
+			return err
+		}
+		ts[i] = t
+	}
+	if a == nil {
+		a = &npushim.Attrs{}
+	}
+	return statusError(c.Op.String(), npushim.Run(dev, op, ts, a, state.blocking))
+}
+
+func deviceOf(ops []*kernel.Operand) int {
+	for _, o := range ops {
+		if m, ok := o.Mem.(*Memory); ok {
+			return m.dev
+		}
+	}
+	return 0
+}
+
+var binaryOps = map[kernel.OpID]int{kernel.OpAdd: npushim.Add, kernel.OpSub: npushim.Sub, kernel.OpMul: npushim.Mul,
+	kernel.OpDiv: npushim.Div, kernel.OpMaximum: npushim.Maximum, kernel.OpMinimum: npushim.Minimum}
+
+var unaryOps = map[kernel.OpID]int{kernel.OpNeg: npushim.Neg, kernel.OpExp: npushim.Exp, kernel.OpLog: npushim.Log,
+	kernel.OpSqrt: npushim.Sqrt, kernel.OpAbs: npushim.Abs, kernel.OpRelu: npushim.Relu, kernel.OpSigmoid: npushim.Sigmoid,
+	kernel.OpTanh: npushim.Tanh}
+
+func init() {
+	for op, n := range binaryOps {
+		kernel.Register(op, device.NPU, binaryKernel(n))
+	}
+	for op, n := range unaryOps {
+		kernel.Register(op, device.NPU, func(c *kernel.Call) error {
+			if c.Mode != 0 {
+				return kernel.Errorf(kernel.ErrNotImplemented, "this form of %s is not on the NPU", c.Op)
+			}
+			return launch(c, n, nil, &c.Out[0], &c.In[0])
+		})
+	}
+	kernel.Register(kernel.OpThresholdBackward, device.NPU, func(c *kernel.Call) error {
+		return launch(c, npushim.ThresholdBackward, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0], &c.In[1])
+	})
+	alongDim := map[kernel.OpID]int{kernel.OpSoftmax: npushim.Softmax, kernel.OpLogSoftmax: npushim.LogSoftmax,
+		kernel.OpSoftmaxBackward: npushim.SoftmaxBackward, kernel.OpLogSoftmaxBackward: npushim.LogSoftmaxBackward}
+	for op, n := range alongDim {
+		kernel.Register(op, device.NPU, func(c *kernel.Call) error {
+			a := &npushim.Attrs{I: [npushim.MaxDims]int64{int64(c.Dim)}}
+			ops := []*kernel.Operand{&c.Out[0], &c.In[0]}
+			if len(c.In) > 1 {
+				ops = append(ops, &c.In[1])
+			}
+			return launch(c, n, a, ops...)
+		})
+	}
+	reductions := map[kernel.OpID]int{kernel.OpSum: npushim.ReduceSum, kernel.OpMean: npushim.Mean, kernel.OpAmax: npushim.Amax}
+	for op, n := range reductions {
+		kernel.Register(op, device.NPU, func(c *kernel.Call) error {
+			a := &npushim.Attrs{DType: aclDType[c.Out[0].DType]}
+			if c.KeepDim {
+				a.Flag = 1
+			}
+			dims := c.Dims
+			if len(dims) == 0 { // every dim
+				for d := range c.In[0].Shape {
+					dims = append(dims, d)
+				}
+			}
+			for i, d := range dims {
+				a.I[i] = int64(d)
+			}
+			a.NI = int32(len(dims))
+			if c.In[0].DType != c.Out[0].DType && n != npushim.Amax {
+				return kernel.Errorf(kernel.ErrNotImplemented, "%s to another dtype is not on the NPU", c.Op)
+			}
+			return launch(c, n, a, &c.Out[0], &c.In[0])
+		})
+	}
+	kernel.Register(kernel.OpMm, device.NPU, matmulKernel)
+	kernel.Register(kernel.OpBmm, device.NPU, matmulKernel)
+	kernel.Register(kernel.OpCopy, device.NPU, copyKernel)
+	kernel.Register(kernel.OpFill, device.NPU, func(c *kernel.Call) error {
+		if v := c.Scalars[0]; !v.IsFloat() && v.Int() == 0 || v.IsFloat() && v.Float() == 0 {
+			return launch(c, npushim.Zero, nil, &c.Out[0])
+		}
+		return launch(c, npushim.Fill, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0])
+	})
+}
+
+// binaryKernel runs a two-tensor op, or a tensor and a Go scalar (add and
+// mul; sub and div as add and mul of the negated or inverted scalar).
+func binaryKernel(n int) kernel.KernelFunc {
+	return func(c *kernel.Call) error {
+		if c.Mode != 0 {
+			return kernel.Errorf(kernel.ErrNotImplemented, "this form of %s is not on the NPU", c.Op)
+		}
+		alpha := 1.0
+		if c.Scalars[1] != (kernel.Scalar{}) {
+			alpha = c.Scalars[1].Float()
+		}
+		if len(c.In) == 2 {
+			return launch(c, n, &npushim.Attrs{F: [2]float64{alpha}}, &c.Out[0], &c.In[0], &c.In[1])
+		}
+		s := c.Scalars[0].Float()
+		switch n {
+		case npushim.Add:
+			return launch(c, npushim.Adds, &npushim.Attrs{F: [2]float64{s, alpha}}, &c.Out[0], &c.In[0])
+		case npushim.Sub:
+			return launch(c, npushim.Adds, &npushim.Attrs{F: [2]float64{-s, alpha}}, &c.Out[0], &c.In[0])
+		case npushim.Mul:
+			return launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{s}}, &c.Out[0], &c.In[0])
+		case npushim.Div:
+			if c.Out[0].DType.IsFloatingPoint() {
+				return launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{1 / s}}, &c.Out[0], &c.In[0])
+			}
+		}
+		return kernel.Errorf(kernel.ErrNotImplemented, "%s with a Go scalar is not on the NPU", c.Op)
+	}
+}
+
+func matmulKernel(c *kernel.Call) error {
+	return launch(c, npushim.Matmul, nil, &c.Out[0], &c.In[0], &c.In[1])
+}
+
+// copyKernel copies within the NPU (any strides, any dtypes), or between
+// the host and the NPU when both sides are dense, in one dtype and layout
+// (pkg/torch stages other copies through such a copy).
+func copyKernel(c *kernel.Call) error {
+	in, out := &c.In[0], &c.Out[0]
+	_, inNPU := in.Mem.(*Memory)
+	_, outNPU := out.Mem.(*Memory)
+	if inNPU && outNPU {
+		return launch(c, npushim.Copy, nil, out, in)
+	}
+	if in.DType != out.DType || !kernel.EqualShapes(in.Shape, out.Shape) || !kernel.IsContiguous(in.Shape, in.Strides) ||
+		!kernel.IsContiguous(out.Shape, out.Strides) {
+		return kernel.Errorf(kernel.ErrNotImplemented, "a copy between the host and the NPU needs contiguous operands of one dtype")
+	}
+	n := kernel.Numel(out.Shape) * out.DType.ItemSize()
+	if n == 0 {
+		return nil
+	}
+	if outNPU {
+		m := out.Mem.(*Memory)
+		src := unsafe.Add(in.Mem.HostPtr(), in.Offset*in.DType.ItemSize())
+		return statusError("copy_", npushim.CopyToDevice(m.dev, m.blk.ptr+uint64(out.Offset*out.DType.ItemSize()), src, n))
+	}
+	m := in.Mem.(*Memory)
+	dst := unsafe.Add(out.Mem.HostPtr(), out.Offset*out.DType.ItemSize())
+	return statusError("copy_", npushim.CopyToHost(m.dev, dst, m.blk.ptr+uint64(in.Offset*in.DType.ItemSize()), n))
+}

@@ -1,0 +1,183 @@
+package npu_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/cgo/npushim"
+	"github.com/mindtorch/mindtorch/internal/npuemu"
+	"github.com/mindtorch/mindtorch/pkg/backends/npu"
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("MINDTORCH_NPU_CHILD") == "" {
+		cleanup, err := npuemu.Setup()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		code := m.Run()
+		cleanup()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// settle waits for the device and checks that nothing leaked: no live
+// descriptors or executors, and every device byte held by the allocator
+// or the workspace arena.
+func settle(t *testing.T) {
+	t.Helper()
+	if err := npu.Synchronize(0); err != nil {
+		t.Fatal(err)
+	}
+	c, ok := npushim.Counters()
+	if !ok {
+		return // real CANN: no counters
+	}
+	if c.Tensors != 0 || c.Scalars != 0 || c.IntArrays != 0 || c.Executors != 0 {
+		t.Errorf("live descriptors: %d tensors, %d scalars, %d int arrays, %d executors", c.Tensors, c.Scalars, c.IntArrays, c.Executors)
+	}
+	if want := npu.Stats(0).Reserved + int64(npushim.WorkspaceBytes(0)); c.Bytes != want {
+		t.Errorf("device bytes %d, allocator reserved + workspace %d", c.Bytes, want)
+	}
+}
+
+func TestAvailableWithEmulator(t *testing.T) {
+	if !npu.IsAvailable() {
+		t.Fatalf("not available: %s", npu.UnavailableReason())
+	}
+	if ok, missing := npu.SymbolsOK(); !ok || !npu.ACLNNAvailable() {
+		t.Errorf("missing symbols: %v", missing)
+	}
+	if npu.DeviceCount() != 1 || !strings.Contains(npu.Info(), "Ascend910B3") {
+		t.Errorf("devices %d, info %q", npu.DeviceCount(), npu.Info())
+	}
+	free, total, err := npu.MemGetInfo(0)
+	if err != nil || free <= 0 || free > total {
+		t.Errorf("MemGetInfo: %d of %d, %v", free, total, err)
+	}
+	if err := npu.Synchronize(3); !errors.Is(err, torch.ErrDevice) {
+		t.Errorf("a device that does not exist: %v", err)
+	}
+}
+
+// TestUnavailableWithoutCANN runs this test binary again without the
+// emulator: the NPU must say it is unavailable, and why.
+func TestUnavailableWithoutCANN(t *testing.T) {
+	if os.Getenv("MINDTORCH_NPU_CHILD") == "1" {
+		fmt.Printf("available=%v reason=%s\n", npu.IsAvailable(), npu.UnavailableReason())
+		x := torch.Ones([]int{2})
+		_, err := x.To("npu")
+		fmt.Printf("to=%v\n", err)
+		return
+	}
+	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
+		t.Skip("real CANN is installed here")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUnavailableWithoutCANN$", "-test.v")
+	cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=1", "MINDTORCH_NPU_LIB_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "available=false reason=the ACL runtime (libascendcl.so or libacl_rt.so) was not found") ||
+		!strings.Contains(s, "to=mindtorch:") || !strings.Contains(s, "not available") {
+		t.Errorf("child said:\n%s", s)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	torch.ManualSeed(0)
+	base := torch.Randn([]int{3, 4}, torch.WithDType(torch.Float64))
+	inputs := map[string]*torch.Tensor{
+		"contiguous": base,
+		"transposed": base.T(),
+		"sliced":     base.Slice(1, 0, 4, 2),
+		"0-dim":      base.Select(0, 1).Select(0, 2),
+		"empty":      torch.Zeros([]int{0, 3}),
+	}
+	dtypes := []torch.DType{torch.Float32, torch.Float64, torch.Float16, torch.BFloat16, torch.Int64, torch.Int32,
+		torch.Int16, torch.Int8, torch.Uint8, torch.Bool}
+	for name, x := range inputs {
+		for _, dt := range dtypes {
+			in := x.ToDType(dt)
+			d, err := in.To("npu")
+			if err != nil {
+				t.Fatalf("%s %v: %v", name, dt, err)
+			}
+			if d.Device().String() != "npu:0" || !equalShapes(d.Shape(), in.Shape()) {
+				t.Errorf("%s %v: on %v with shape %v", name, dt, d.Device(), d.Shape())
+			}
+			back, err := d.To("cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !torch.Equal(back, in) {
+				t.Errorf("%s %v: %v came back as %v", name, dt, in, back)
+			}
+			d.Release()
+		}
+	}
+	// Into a strided device tensor, with a dtype change and broadcasting.
+	d := torch.Zeros([]int{4, 3}, torch.WithDevice("npu"))
+	d.T().Copy_(torch.FromSlice([]float64{1, 2, 3, 4}))
+	got, _ := torch.ToSlice[float32](d)
+	want := []float32{1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4}
+	if !equalF32(got, want) {
+		t.Errorf("strided copy: %v", got)
+	}
+	settle(t)
+}
+
+func TestConcurrentGoroutines(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := torch.Full([]int{64}, float64(g), torch.WithDevice("npu"))
+			for range 50 {
+				x = x.AddScalar(1)
+			}
+			v, err := x.Sum().Item()
+			if err != nil || v != float64(64*(g+50)) {
+				t.Errorf("goroutine %d: %v %v", g, v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	settle(t)
+}
+
+func TestOutOfMemory(t *testing.T) {
+	t.Setenv("MTEMU_MEMORY_MB", "64")
+	if _, ok := npushim.Counters(); !ok {
+		t.Skip("the memory limit is a knob of the emulator")
+	}
+	keep := torch.Empty([]int{10 << 20}, torch.WithDevice("npu")) // 40 MiB
+	big := torch.Empty([]int{10 << 20}, torch.WithDevice("npu"))  // 40 more: over 64
+	if err := big.Err(); !errors.Is(err, torch.ErrOutOfMemory) || !strings.Contains(err.Error(), "out of device memory") {
+		t.Errorf("allocation over the limit: %v", err)
+	}
+	keep.Release()
+	// The cached block is freed and the allocation retried.
+	again := torch.Empty([]int{12 << 20}, torch.WithDevice("npu"))
+	if err := again.Err(); err != nil {
+		t.Errorf("after releasing: %v", err)
+	}
+	again.Release()
+	npu.EmptyCache(0)
+	settle(t)
+}
+
+func equalShapes(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func equalF32(a, b []float32) bool { return fmt.Sprint(a) == fmt.Sprint(b) }

@@ -1,0 +1,123 @@
+package npu_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// TestOpsMatchCPU runs each op on the CPU and on the NPU (the emulator in
+// CI, CANN with make test-npu) from the same inputs, contiguous,
+// transposed, broadcast, 0-dim and empty, and compares the results.
+func TestOpsMatchCPU(t *testing.T) {
+	torch.ManualSeed(3)
+	a := torch.Randn([]int{4, 6})
+	b := torch.Randn([]int{6, 4}).T() // transposed: [4, 6]
+	row := torch.Randn([]int{6})      // broadcast
+	pos := torch.Rand([]int{4, 6}).AddScalar(0.1)
+	scalar := torch.FromSlice([]float32{2.5}).Reshape()
+	empty := torch.Zeros([]int{0, 6})
+	type fn = func(in ...*torch.Tensor) *torch.Tensor
+	cases := []struct {
+		name   string
+		f      fn
+		inputs []*torch.Tensor
+	}{
+		{"add", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Add(in[1]) }, []*torch.Tensor{a, b}},
+		{"add broadcast alpha", func(in ...*torch.Tensor) *torch.Tensor { return in[0].AddAlpha(in[1], 0.5) }, []*torch.Tensor{a, row}},
+		{"sub", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sub(in[1]) }, []*torch.Tensor{b, a}},
+		{"mul 0-dim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mul(in[1]) }, []*torch.Tensor{a, scalar}},
+		{"div", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Div(in[1]) }, []*torch.Tensor{a, pos}},
+		{"maximum minimum", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Maximum(in[1]).Add(in[0].Minimum(in[1])) }, []*torch.Tensor{a, b}},
+		{"scalar ops", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].AddScalar(1.5).SubScalar(0.25).MulScalar(3).DivScalar(2)
+		}, []*torch.Tensor{b}},
+		{"unary", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Neg().Exp().Add(in[1].Log()).Add(in[1].Sqrt()).Add(in[0].Abs()).Add(in[0].Relu())
+		}, []*torch.Tensor{a, pos}},
+		{"sigmoid tanh", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sigmoid().Add(in[0].Tanh()) }, []*torch.Tensor{b}},
+		{"softmax log_softmax", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Softmax(1).Add(in[0].LogSoftmax(0)) }, []*torch.Tensor{b}},
+		{"softmax backward", func(in ...*torch.Tensor) *torch.Tensor {
+			y := in[0].Softmax(1)
+			return torch.SoftmaxBackward(in[1], y, 1).Add(torch.LogSoftmaxBackward(in[1], in[0].LogSoftmax(1), 1))
+		}, []*torch.Tensor{a, b}},
+		{"sum mean amax", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Sum(1).Add(in[0].Mean(1)).Add(in[0].Amax(1)).Add(in[0].SumKeepDim(0, 1).Reshape(1))
+		}, []*torch.Tensor{b}},
+		{"sum all", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sum() }, []*torch.Tensor{a}},
+		{"mm transposed", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mm(in[1].T()) }, []*torch.Tensor{a, b}},
+		{"bmm", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Reshape(2, 2, 6).Bmm(in[1].Reshape(2, 6, 2)) }, []*torch.Tensor{a, b.Contiguous()}},
+		{"fill zero copy", func(in ...*torch.Tensor) *torch.Tensor {
+			z := torch.ZerosLike(in[0])
+			z.Narrow(1, 0, 2).Fill_(7)
+			z.Narrow(1, 3, 2).Copy_(in[0].Narrow(1, 1, 2))
+			return z
+		}, []*torch.Tensor{a}},
+		{"empty", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Exp().Add(in[0]).Sum(0) }, []*torch.Tensor{empty}},
+		{"cast", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].MulScalar(10).ToDType(torch.Int32).ToDType(torch.Float64)
+		}, []*torch.Tensor{a}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := c.f(c.inputs...)
+			if err := want.Err(); err != nil {
+				t.Fatal(err)
+			}
+			dev := make([]*torch.Tensor, len(c.inputs))
+			for i, x := range c.inputs {
+				d, err := x.To("npu")
+				if err != nil {
+					t.Fatal(err)
+				}
+				dev[i] = d
+			}
+			got := c.f(dev...)
+			if err := got.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got.Device().String() != "npu:0" {
+				t.Errorf("result on %v", got.Device())
+			}
+			g, err := torch.ToSlice[float64](got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := torch.ToSlice[float64](want)
+			if len(g) != len(w) || !equalShapes(got.Shape(), want.Shape()) {
+				t.Fatalf("shape %v, CPU %v", got.Shape(), want.Shape())
+			}
+			for i := range w {
+				if math.Abs(g[i]-w[i]) > 1e-5+1e-5*math.Abs(w[i]) {
+					t.Errorf("[%d] = %v, CPU %v", i, g[i], w[i])
+				}
+			}
+		})
+	}
+	settle(t)
+}
+
+func TestOpErrors(t *testing.T) {
+	x, _ := torch.Ones([]int{2, 3}).To("npu")
+	cases := []struct {
+		name string
+		got  *torch.Tensor
+		kind error
+		text string
+	}{
+		{"shape mismatch", x.Add(torch.Ones([]int{4}, torch.WithDevice("npu"))), torch.ErrShape, "npu:0"},
+		{"op not on the NPU", x.Sin(), torch.ErrNotImplemented, "could not run 'sin' on device 'npu'"},
+		{"mixed devices", x.Add(torch.Ones([]int{2, 3})), torch.ErrDevice, "cpu"},
+		{"missing device", torch.Ones([]int{2}, torch.WithDevice("npu:3")), torch.ErrDevice, "npu:3 does not exist"},
+	}
+	for _, c := range cases {
+		err := c.got.Err()
+		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.text) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	settle(t)
+}
