@@ -116,6 +116,21 @@ static void *try_open(const char *dirs, const char *name) {
 	}
 }
 
+/* where describes the search path for messages: "a, b and the loader's path". */
+static const char *where(const char *dirs) {
+	static char out[2048];
+	out[0] = 0;
+	const char *p = dirs;
+	for (;;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p), len = strlen(out);
+		if (n == 0) snprintf(out + len, sizeof out - len, "%sthe loader's search path (LD_LIBRARY_PATH)", len ? ", " : "");
+		else snprintf(out + len, sizeof out - len, "%s%.*s", len ? ", " : "", (int)n, p);
+		if (!end) return out;
+		p = end + 1;
+	}
+}
+
 static void add_missing(const char *name) {
 	size_t n = strlen(missing);
 	snprintf(missing + n, sizeof missing - n, "%s%s", n ? " " : "", name);
@@ -139,13 +154,13 @@ int mt_npu_open(const char *dirs, char *why, int whylen) {
 	const char *runtime[] = {"libascendcl.so", "libacl_rt.so"};
 	for (int i = 0; i < 2 && !libs[0]; i++) libs[0] = try_open(dirs, runtime[i]);
 	if (!libs[0]) {
-		snprintf(open_why, sizeof open_why, "the ACL runtime (libascendcl.so or libacl_rt.so) was not found in %s", dirs);
+		snprintf(open_why, sizeof open_why, "the ACL runtime (libascendcl.so or libacl_rt.so) was not found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 		goto done;
 	}
 	libs[1] = try_open(dirs, "libnnopbase.so");
 	if (!libs[1]) {
-		snprintf(open_why, sizeof open_why, "libnnopbase.so was not found in %s", dirs);
+		snprintf(open_why, sizeof open_why, "libnnopbase.so was not found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 		goto done;
 	}
@@ -183,7 +198,7 @@ int mt_npu_open(const char *dirs, char *why, int whylen) {
 		} else add_missing(op_names[op]);
 	}
 	if (ops == 0) {
-		snprintf(open_why, sizeof open_why, "no ACLNN operator library (libopapi.so, libopapi_math.so, ...) found in %s", dirs);
+		snprintf(open_why, sizeof open_why, "no ACLNN operator library (libopapi.so, libopapi_math.so, ...) found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 	}
 done:

@@ -92,7 +92,7 @@ func SymbolsOK() (bool, []string) {
 func Info() string {
 	load()
 	if !state.ok {
-		return "not available: " + state.reason
+		return state.reason
 	}
 	return fmt.Sprintf("%d device(s), %s, ACL %d.%d.%d", state.devices, state.soc, state.version[0], state.version[1], state.version[2])
 }
