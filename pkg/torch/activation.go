@@ -154,3 +154,12 @@ func LerpScalar(start, end *Tensor, weight float64) *Tensor {
 		return nil
 	}, start, end)
 }
+
+// ThresholdBackward is the gradient of threshold and relu, as PyTorch's
+// threshold_backward: g where x > threshold, else 0.
+func ThresholdBackward(g, x *Tensor, threshold float64) *Tensor {
+	return runOp(kernel.OpThresholdBackward, func(c *kernel.Call) error {
+		c.Scalars[0] = kernel.FloatScalar(threshold)
+		return nil
+	}, g, x)
+}

@@ -153,6 +153,11 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 			}
 			return out
 		}
+	case kernel.OpThresholdBackward: // linear in the gradient; x only selects
+		x, th := ts[1], a.scalars[0].Float()
+		name, fn = "ThresholdBackwardBackward0", func(g *Tensor, _ []bool, _ bool) []*Tensor {
+			return []*Tensor{ThresholdBackward(g, x.Detach(), th), nil}
+		}
 	case kernel.OpLerp:
 		name, fn = lerpGrad(ts, a.scalars[0].Float())
 	case kernel.OpClampTensor:

@@ -103,7 +103,7 @@ func init() {
 		return g.Mul(y.Mul(y.Neg().AddScalar(1)))
 	})
 	unaryGrad(kernel.OpRelu, "ReluBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
-		return g.MaskedFill(y.LeScalar(0), 0)
+		return ThresholdBackward(g, y, 0)
 	})
 	unaryGrad(kernel.OpRelu6, "HardtanhBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
 		return g.MaskedFill(x.LeScalar(0).LogicalOr(x.GeScalar(6)), 0)

@@ -1,0 +1,66 @@
+package npu_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// trainMLP trains a 2-layer MLP written with torch ops for steps steps of
+// SGD on device dev, from the same starting weights and batch, and returns
+// the losses. The negative log-likelihood is log_softmax times the one-hot
+// targets (made once, on the device), so the host sees only the losses.
+func trainMLP(t *testing.T, dev string, steps int) []float64 {
+	t.Helper()
+	torch.ManualSeed(7)
+	to := func(x *torch.Tensor) *torch.Tensor {
+		d, err := x.To(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	x := to(torch.Randn([]int{32, 10}))
+	onehot := to(torch.OneHot(torch.Randint(0, 4, []int{32}), 4).ToDType(torch.Float32))
+	w1 := to(torch.Randn([]int{10, 16}).MulScalar(0.3)).RequiresGrad_(true)
+	b1 := to(torch.Zeros([]int{16})).RequiresGrad_(true)
+	w2 := to(torch.Randn([]int{16, 4}).MulScalar(0.3)).RequiresGrad_(true)
+	b2 := to(torch.Zeros([]int{4})).RequiresGrad_(true)
+	params := []*torch.Tensor{w1, b1, w2, b2}
+	losses := make([]float64, steps)
+	for step := range steps {
+		h := x.MatMul(w1).Add(b1).Relu()
+		logp := h.MatMul(w2).Add(b2).LogSoftmax(1)
+		loss := logp.Mul(onehot).Sum(1).Mean().Neg()
+		if err := loss.Backward(); err != nil {
+			t.Fatalf("%s step %d: %v", dev, step, err)
+		}
+		v, err := loss.Item()
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses[step] = v
+		torch.NoGrad(func() {
+			for _, p := range params {
+				p.Sub_(p.Grad().MulScalar(0.1))
+				p.SetGrad(nil)
+			}
+		})
+	}
+	return losses
+}
+
+func TestMLPTrainsOnNPUAsOnCPU(t *testing.T) {
+	cpu := trainMLP(t, "cpu", 100)
+	npu := trainMLP(t, "npu", 100)
+	for i := range cpu {
+		if math.Abs(npu[i]-cpu[i]) > 1e-5*math.Abs(cpu[i]) {
+			t.Errorf("step %d: loss %.8g on the NPU, %.8g on the CPU", i, npu[i], cpu[i])
+		}
+	}
+	if !(cpu[99] < cpu[0]*0.8) {
+		t.Errorf("the loss did not fall: %v -> %v", cpu[0], cpu[99])
+	}
+	settle(t)
+}
