@@ -89,6 +89,9 @@ func init() {
 			return launch(c, n, nil, &c.Out[0], &c.In[0])
 		})
 	}
+	kernel.Register(kernel.OpSquare, device.NPU, func(c *kernel.Call) error {
+		return launch(c, npushim.Mul, nil, &c.Out[0], &c.In[0], &c.In[0])
+	})
 	kernel.Register(kernel.OpThresholdBackward, device.NPU, func(c *kernel.Call) error {
 		return launch(c, npushim.ThresholdBackward, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0], &c.In[1])
 	})
@@ -129,6 +132,8 @@ func init() {
 	}
 	kernel.Register(kernel.OpMm, device.NPU, matmulKernel)
 	kernel.Register(kernel.OpBmm, device.NPU, matmulKernel)
+	kernel.Register(kernel.OpAddmm, device.NPU, addmmKernel)
+	kernel.Register(kernel.OpBaddbmm, device.NPU, addmmKernel)
 	kernel.Register(kernel.OpCopy, device.NPU, copyKernel)
 	kernel.Register(kernel.OpFill, device.NPU, func(c *kernel.Call) error {
 		if v := c.Scalars[0]; !v.IsFloat() && v.Int() == 0 || v.IsFloat() && v.Float() == 0 {
@@ -171,6 +176,25 @@ func binaryKernel(n int) kernel.KernelFunc {
 
 func matmulKernel(c *kernel.Call) error {
 	return launch(c, npushim.Matmul, nil, &c.Out[0], &c.In[0], &c.In[1])
+}
+
+// addmmKernel is beta*input + alpha*(a @ b): the product into the output,
+// scaled, then the input added (ignored when beta is 0, as in PyTorch).
+func addmmKernel(c *kernel.Call) error {
+	out := &c.Out[0]
+	if err := launch(c, npushim.Matmul, nil, out, &c.In[1], &c.In[2]); err != nil {
+		return err
+	}
+	beta, alpha := c.Scalars[0].Float(), c.Scalars[1].Float()
+	if alpha != 1 {
+		if err := launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{alpha}}, out, out); err != nil {
+			return err
+		}
+	}
+	if beta == 0 {
+		return nil
+	}
+	return launch(c, npushim.Add, &npushim.Attrs{F: [2]float64{beta}}, out, out, &c.In[0])
 }
 
 // copyKernel copies within the NPU (any strides, any dtypes), or between

@@ -50,6 +50,12 @@ func TestOpsMatchCPU(t *testing.T) {
 		{"sum all", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sum() }, []*torch.Tensor{a}},
 		{"mm transposed", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mm(in[1].T()) }, []*torch.Tensor{a, b}},
 		{"bmm", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Reshape(2, 2, 6).Bmm(in[1].Reshape(2, 6, 2)) }, []*torch.Tensor{a, b.Contiguous()}},
+		{"addmm linear", func(in ...*torch.Tensor) *torch.Tensor {
+			return torch.Addmm(in[2].Narrow(0, 0, 4), in[0], in[1].T(), 0.5, 2).Add(torch.Linear(in[0], in[1], in[2].Narrow(0, 0, 4)))
+		}, []*torch.Tensor{a, b, row}},
+		{"baddbmm", func(in ...*torch.Tensor) *torch.Tensor {
+			return torch.Baddbmm(in[2].Narrow(0, 0, 2), in[0].Reshape(2, 2, 6), in[1].Reshape(2, 6, 2), 1, 1)
+		}, []*torch.Tensor{a, b.Contiguous(), row}},
 		{"fill zero copy", func(in ...*torch.Tensor) *torch.Tensor {
 			z := torch.ZerosLike(in[0])
 			z.Narrow(1, 0, 2).Fill_(7)

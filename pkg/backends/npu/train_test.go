@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mindtorch/mindtorch/pkg/nn"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -61,6 +62,30 @@ func TestMLPTrainsOnNPUAsOnCPU(t *testing.T) {
 	}
 	if !(cpu[99] < cpu[0]*0.8) {
 		t.Errorf("the loss did not fall: %v -> %v", cpu[0], cpu[99])
+	}
+	settle(t)
+}
+
+// TestNNLayersOnNPU builds nn layers on the NPU from a seed: the weights
+// and the forward pass match the same model on the CPU.
+func TestNNLayersOnNPU(t *testing.T) {
+	torch.ManualSeed(11)
+	cpu := nn.NewSequential(nn.NewLinear(5, 8), nn.ReLU(), nn.NewLinear(8, 3))
+	torch.ManualSeed(11)
+	dev := nn.NewSequential(nn.NewLinear(5, 8, torch.WithDevice("npu")), nn.ReLU(), nn.NewLinear(8, 3, torch.WithDevice("npu")))
+	x := torch.Randn([]int{4, 5})
+	xd, err := x.To("npu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := torch.ToSlice[float32](nn.MSE(cpu.Forward(x), torch.Zeros([]int{4, 3})))
+	y := dev.Forward(xd)
+	got, err := torch.ToSlice[float32](nn.MSE(y, torch.Zeros([]int{4, 3}, torch.WithDevice("npu"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Device().String() != "npu:0" || math.Abs(float64(got[0]-want[0])) > 1e-6 {
+		t.Errorf("MSE on the NPU %v, on the CPU %v", got, want)
 	}
 	settle(t)
 }
