@@ -189,7 +189,7 @@ int mt_npu_open(const char *dirs, char *why, int whylen) {
 		char name[128];
 		snprintf(name, sizeof name, "%sGetWorkspaceSize", op_names[op]);
 		int where = -1;
-		void *ws = lookup(1, nlibs, name, &where);
+		void *ws = lookup(2, nlibs, name, &where); /* from the operator libraries only */
 		/* both halves of one op from the same library */
 		void *ex = ws ? dlsym(libs[where], op_names[op]) : NULL;
 		if (ws && ex) {

@@ -21,29 +21,38 @@ func Setup() (func(), error) {
 	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
 		return func() {}, nil
 	}
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "csrc", "testing", "acl_emulator.c")
 	dir, err := os.MkdirTemp("", "mindtorch-cann-emulator-")
 	if err != nil {
 		return nil, err
 	}
+	if err := Build(dir, []string{"libascendcl.so", "libnnopbase.so", "libopapi.so"}); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	os.Setenv("MINDTORCH_NPU_LIB_DIR", dir)
+	return func() { os.RemoveAll(dir) }, nil
+}
+
+// Build compiles the emulator into dir under the first of names and links
+// the other names to it (one file, so that all see one state); defines are
+// passed to the compiler (-DMTEMU_OMIT_SOFTMAX leaves out aclnnSoftmax).
+func Build(dir string, names []string, defines ...string) error {
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "csrc", "testing", "acl_emulator.c")
 	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "gcc"
 	}
-	lib := filepath.Join(dir, "libascendcl.so")
-	out, err := exec.Command(cc, "-O1", "-shared", "-fPIC", "-Wl,-soname,libascendcl.so", "-o", lib, src, "-lm", "-lpthread").CombinedOutput()
+	lib := filepath.Join(dir, names[0])
+	args := append([]string{"-O1", "-shared", "-fPIC", "-Wl,-soname," + names[0], "-o", lib}, defines...)
+	out, err := exec.Command(cc, append(args, src, "-lm", "-lpthread")...).CombinedOutput()
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("building the CANN emulator: %v: %s", err, out)
+		return fmt.Errorf("building the CANN emulator: %v: %s", err, out)
 	}
-	// One library under every name, so that all see one state.
-	for _, name := range []string{"libnnopbase.so", "libopapi.so"} {
-		if err := os.Symlink("libascendcl.so", filepath.Join(dir, name)); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
+	for _, name := range names[1:] {
+		if err := os.Symlink(names[0], filepath.Join(dir, name)); err != nil {
+			return err
 		}
 	}
-	os.Setenv("MINDTORCH_NPU_LIB_DIR", dir)
-	return func() { os.RemoveAll(dir) }, nil
+	return nil
 }

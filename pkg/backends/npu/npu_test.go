@@ -68,29 +68,59 @@ func TestAvailableWithEmulator(t *testing.T) {
 	}
 }
 
-// TestUnavailableWithoutCANN runs this test binary again without the
-// emulator: the NPU must say it is unavailable, and why.
-func TestUnavailableWithoutCANN(t *testing.T) {
+// TestMissingLibrariesAndSymbols runs this test binary again with libraries
+// or symbols missing: the NPU must say it is unavailable and why, or report
+// the missing op when it is used.
+func TestMissingLibrariesAndSymbols(t *testing.T) {
 	if os.Getenv("MINDTORCH_NPU_CHILD") == "1" {
-		fmt.Printf("available=%v reason=%s\n", npu.IsAvailable(), npu.UnavailableReason())
-		x := torch.Ones([]int{2})
-		_, err := x.To("npu")
+		ok, missing := npu.SymbolsOK()
+		fmt.Printf("available=%v reason=%s\nsymbols_ok=%v missing=%v\n", npu.IsAvailable(), npu.UnavailableReason(), ok, missing)
+		x, err := torch.Ones([]int{2}).To("npu")
 		fmt.Printf("to=%v\n", err)
+		if err == nil {
+			fmt.Printf("softmax=%v\nexp=%v\n", x.Softmax(0).Err(), x.Exp().Err())
+		}
 		return
 	}
 	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
 		t.Skip("real CANN is installed here")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestUnavailableWithoutCANN$", "-test.v")
-	cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=1", "MINDTORCH_NPU_LIB_DIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
+	emulator := func(names []string, defines ...string) string {
+		dir := t.TempDir()
+		if err := npuemu.Build(dir, names, defines...); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
-	s := string(out)
-	if !strings.Contains(s, "available=false reason=the ACL runtime (libascendcl.so or libacl_rt.so) was not found") ||
-		!strings.Contains(s, "to=mindtorch:") || !strings.Contains(s, "not available") {
-		t.Errorf("child said:\n%s", s)
+	cases := []struct {
+		name string
+		dir  string
+		want []string
+	}{
+		{"no CANN", t.TempDir(), []string{"available=false reason=the ACL runtime (libascendcl.so or libacl_rt.so) was not found in",
+			"to=mindtorch:", "the NPU is not available"}},
+		{"no libnnopbase", emulator([]string{"libascendcl.so"}), []string{"available=false reason=libnnopbase.so was not found"}},
+		{"no operator library", emulator([]string{"libacl_rt.so", "libnnopbase.so"}), []string{"available=false reason=no ACLNN operator library"}},
+		{"per-repo operator libraries", emulator([]string{"libacl_rt.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so"}),
+			[]string{"available=true", "symbols_ok=true", "to=<nil>", "softmax=<nil>"}},
+		{"a missing op", emulator([]string{"libascendcl.so", "libnnopbase.so", "libopapi.so"}, "-DMTEMU_OMIT_SOFTMAX"),
+			[]string{"available=true", "symbols_ok=false missing=[aclnnSoftmax]", "softmax=mindtorch: softmax: not implemented: aclnnSoftmax is not in the loaded operator libraries",
+				"exp=<nil>"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestMissingLibrariesAndSymbols$", "-test.v")
+			cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=1", "MINDTORCH_NPU_LIB_DIR="+c.dir)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(out), w) {
+					t.Errorf("the child did not say %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }
 
