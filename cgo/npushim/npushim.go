@@ -178,8 +178,9 @@ func MemInfo(dev int) (free, total int, s *Status) {
 // WorkspaceBytes is the size of dev's workspace arena.
 func WorkspaceBytes(dev int) int { return int(C.mt_npu_workspace_bytes(C.int(dev))) }
 
-// Run launches op on dev's stream over ts (output first).
-func Run(dev, op int, ts []Tensor, a *Attrs, blocking bool) *Status {
+// Run launches op on a stream of dev (0: the default stream) over ts
+// (output first).
+func Run(dev int, stream uint64, op int, ts []Tensor, a *Attrs, blocking bool) *Status {
 	var st C.mt_npu_status
 	b := C.int(0)
 	if blocking {
@@ -189,7 +190,7 @@ func Run(dev, op int, ts []Tensor, a *Attrs, blocking bool) *Status {
 	if len(ts) > 0 {
 		p = &ts[0]
 	}
-	r := C.mt_npu_run(C.int(dev), C.int(op), (*C.mt_npu_tensor)(unsafe.Pointer(p)), C.int(len(ts)),
+	r := C.mt_npu_run(C.int(dev), C.uint64_t(stream), C.int(op), (*C.mt_npu_tensor)(unsafe.Pointer(p)), C.int(len(ts)),
 		(*C.mt_npu_attrs)(unsafe.Pointer(a)), b, &st)
 	runtime.KeepAlive(ts)
 	return status(r, &st)
@@ -197,19 +198,19 @@ func Run(dev, op int, ts []Tensor, a *Attrs, blocking bool) *Status {
 
 // EmulatorCounters are the test emulator's counters of live allocations,
 // their bytes, live tensor, scalar and int-array descriptors, live
-// executors, user streams, and total launches and mallocs.
+// executors, user streams, total launches and mallocs, and live events.
 type EmulatorCounters struct {
-	Allocs, Bytes, Tensors, Scalars, IntArrays, Executors, Streams, Launches, Mallocs int64
+	Allocs, Bytes, Tensors, Scalars, IntArrays, Executors, Streams, Launches, Mallocs, Events int64
 }
 
 // Counters reads the emulator's counters; ok is false with real CANN.
 func Counters() (c EmulatorCounters, ok bool) {
-	var v [9]C.longlong
+	var v [10]C.longlong
 	if C.mt_npu_emulator_counters(&v[0]) == 0 {
 		return c, false
 	}
 	return EmulatorCounters{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3]), int64(v[4]), int64(v[5]), int64(v[6]),
-		int64(v[7]), int64(v[8])}, true
+		int64(v[7]), int64(v[8]), int64(v[9])}, true
 }
 
 // The Go structs must match the C ones.
@@ -219,3 +220,63 @@ var (
 	_ [unsafe.Sizeof(Attrs{}) - C.sizeof_mt_npu_attrs]byte
 	_ [C.sizeof_mt_npu_attrs - unsafe.Sizeof(Attrs{})]byte
 )
+
+// StreamCreate makes a stream on dev.
+func StreamCreate(dev int) (uint64, *Status) {
+	var st C.mt_npu_status
+	var h C.uint64_t
+	r := C.mt_npu_stream_create(C.int(dev), &h, &st)
+	return uint64(h), status(r, &st)
+}
+
+// StreamDestroy waits for a stream and destroys it.
+func StreamDestroy(dev int, s uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_stream_destroy(C.int(dev), C.uint64_t(s), &st), &st)
+}
+
+// StreamSynchronize waits for one stream.
+func StreamSynchronize(dev int, s uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_stream_synchronize(C.int(dev), C.uint64_t(s), &st), &st)
+}
+
+// StreamWaitEvent makes later work on s wait for event e.
+func StreamWaitEvent(dev int, s, e uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_stream_wait_event(C.int(dev), C.uint64_t(s), C.uint64_t(e), &st), &st)
+}
+
+// EventCreate makes an event on dev.
+func EventCreate(dev int) (uint64, *Status) {
+	var st C.mt_npu_status
+	var h C.uint64_t
+	r := C.mt_npu_event_create(C.int(dev), &h, &st)
+	return uint64(h), status(r, &st)
+}
+
+// EventDestroy waits for an event and destroys it.
+func EventDestroy(dev int, e uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_event_destroy(C.int(dev), C.uint64_t(e), &st), &st)
+}
+
+// EventRecord records e on stream s.
+func EventRecord(dev int, e, s uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_event_record(C.int(dev), C.uint64_t(e), C.uint64_t(s), &st), &st)
+}
+
+// EventSynchronize waits for the work e captured.
+func EventSynchronize(dev int, e uint64) *Status {
+	var st C.mt_npu_status
+	return status(C.mt_npu_event_synchronize(C.int(dev), C.uint64_t(e), &st), &st)
+}
+
+// EventElapsed is the time in milliseconds between two completed events.
+func EventElapsed(dev int, start, end uint64) (float32, *Status) {
+	var st C.mt_npu_status
+	var ms C.float
+	r := C.mt_npu_event_elapsed(C.int(dev), C.uint64_t(start), C.uint64_t(end), &ms, &st)
+	return float32(ms), status(r, &st)
+}

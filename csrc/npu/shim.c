@@ -40,6 +40,14 @@ static struct {
 	aclError (*Free)(void *);
 	aclError (*Memcpy)(void *, size_t, const void *, size_t, int);
 	aclError (*GetMemInfo)(int, size_t *, size_t *);
+	aclError (*DestroyStream)(aclrtStream);
+	aclError (*SynchronizeDevice)(void);
+	aclError (*CreateEvent)(void **);
+	aclError (*DestroyEvent)(void *);
+	aclError (*RecordEvent)(void *, aclrtStream);
+	aclError (*SynchronizeEvent)(void *);
+	aclError (*StreamWaitEvent)(aclrtStream, void *);
+	aclError (*EventElapsedTime)(float *, void *, void *);
 	const char *(*GetSocName)(void);                       /* optional */
 	aclError (*GetVersion)(int32_t *, int32_t *, int32_t *); /* optional */
 	aclTensor *(*CreateTensor)(const int64_t *, uint64_t, int, const int64_t *, int64_t, int, const int64_t *, uint64_t,
@@ -71,6 +79,14 @@ static struct sym syms[] = {
 	{"aclrtFree", (void **)&acl.Free, 0, 0},
 	{"aclrtMemcpy", (void **)&acl.Memcpy, 0, 0},
 	{"aclrtGetMemInfo", (void **)&acl.GetMemInfo, 0, 0},
+	{"aclrtDestroyStream", (void **)&acl.DestroyStream, 0, 0},
+	{"aclrtSynchronizeDevice", (void **)&acl.SynchronizeDevice, 0, 0},
+	{"aclrtCreateEvent", (void **)&acl.CreateEvent, 0, 0},
+	{"aclrtDestroyEvent", (void **)&acl.DestroyEvent, 0, 0},
+	{"aclrtRecordEvent", (void **)&acl.RecordEvent, 0, 0},
+	{"aclrtSynchronizeEvent", (void **)&acl.SynchronizeEvent, 0, 0},
+	{"aclrtStreamWaitEvent", (void **)&acl.StreamWaitEvent, 0, 0},
+	{"aclrtEventElapsedTime", (void **)&acl.EventElapsedTime, 0, 0},
 	{"aclrtGetSocName", (void **)&acl.GetSocName, 0, 1},
 	{"aclrtGetVersion", (void **)&acl.GetVersion, 0, 1},
 	{"aclCreateTensor", (void **)&acl.CreateTensor, 1, 0},
@@ -316,19 +332,78 @@ int mt_npu_free(int dev, uint64_t ptr, mt_npu_status *st) {
 
 int mt_npu_synchronize(int dev, mt_npu_status *st) {
 	ENTER(dev);
-	LEAVE(report(st, acl.SynchronizeStream(devices[dev].stream), "aclrtSynchronizeStream"));
+	LEAVE(report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice"));
+}
+
+/* ---- streams and events ---- */
+
+static aclrtStream stream_of(int dev, uint64_t s) { return s ? (aclrtStream)(uintptr_t)s : devices[dev].stream; }
+
+int mt_npu_stream_create(int dev, uint64_t *s, mt_npu_status *st) {
+	ENTER(dev);
+	aclrtStream h = NULL;
+	int r = report(st, acl.CreateStream(&h), "aclrtCreateStream");
+	*s = (uint64_t)(uintptr_t)h;
+	LEAVE(r);
+}
+
+int mt_npu_stream_destroy(int dev, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeStream(stream_of(dev, s)), "aclrtSynchronizeStream");
+	if (!r) r = report(st, acl.DestroyStream(stream_of(dev, s)), "aclrtDestroyStream");
+	LEAVE(r);
+}
+
+int mt_npu_stream_synchronize(int dev, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.SynchronizeStream(stream_of(dev, s)), "aclrtSynchronizeStream"));
+}
+
+int mt_npu_stream_wait_event(int dev, uint64_t s, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.StreamWaitEvent(stream_of(dev, s), (void *)(uintptr_t)e), "aclrtStreamWaitEvent"));
+}
+
+int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st) {
+	ENTER(dev);
+	void *h = NULL;
+	int r = report(st, acl.CreateEvent(&h), "aclrtCreateEvent");
+	*e = (uint64_t)(uintptr_t)h;
+	LEAVE(r);
+}
+
+int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent");
+	if (!r) r = report(st, acl.DestroyEvent((void *)(uintptr_t)e), "aclrtDestroyEvent");
+	LEAVE(r);
+}
+
+int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.RecordEvent((void *)(uintptr_t)e, stream_of(dev, s)), "aclrtRecordEvent"));
+}
+
+int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent"));
+}
+
+int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.EventElapsedTime(ms, (void *)(uintptr_t)start, (void *)(uintptr_t)end), "aclrtEventElapsedTime"));
 }
 
 int mt_npu_copy_to_device(int dev, uint64_t dst, const void *src, size_t n, mt_npu_status *st) {
 	ENTER(dev);
-	int r = report(st, acl.SynchronizeStream(devices[dev].stream), "aclrtSynchronizeStream");
+	int r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice");
 	if (!r && n > 0) r = report(st, acl.Memcpy((void *)(uintptr_t)dst, n, src, n, ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy");
 	LEAVE(r);
 }
 
 int mt_npu_copy_to_host(int dev, void *dst, uint64_t src, size_t n, mt_npu_status *st) {
 	ENTER(dev);
-	int r = report(st, acl.SynchronizeStream(devices[dev].stream), "aclrtSynchronizeStream");
+	int r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice");
 	if (!r && n > 0) r = report(st, acl.Memcpy(dst, n, (const void *)(uintptr_t)src, n, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy");
 	LEAVE(r);
 }
@@ -350,7 +425,7 @@ static int workspace(int dev, uint64_t n, void **out, mt_npu_status *st) {
 	}
 	int r;
 	if (d->ws) {
-		if ((r = report(st, acl.SynchronizeStream(d->stream), "aclrtSynchronizeStream")) ||
+		if ((r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice")) ||
 		    (r = report(st, acl.Free(d->ws), "aclrtFree")))
 			return r;
 		d->ws = NULL;
@@ -402,7 +477,8 @@ static const int op_tensors[MT_NPU_NUM_OPS] = {
 	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1,
 };
 
-int mt_npu_run(int dev, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking, mt_npu_status *st) {
+int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
+	       mt_npu_status *st) {
 	if (op < 0 || op >= MT_NPU_NUM_OPS || nt != op_tensors[op] || nt > 4)
 		return shim_error(st, MT_NPU_EARG, "mt_npu_run: bad op or number of tensors");
 	if (!op_exec[op]) {
@@ -488,8 +564,8 @@ int mt_npu_run(int dev, int op, const mt_npu_tensor *ts, int nt, const mt_npu_at
 	if ((r = report(st, e, what))) goto out;
 	void *wsp = NULL;
 	if (wsn > 0 && (r = workspace(dev, wsn, &wsp, st))) goto out; /* [?] the executor cannot be discarded unrun */
-	if ((r = report(st, op_exec[op](wsp, wsn, ex, devices[dev].stream), op_names[op]))) goto out;
-	if (blocking) r = report(st, acl.SynchronizeStream(devices[dev].stream), "aclrtSynchronizeStream");
+	if ((r = report(st, op_exec[op](wsp, wsn, ex, stream_of(dev, stream)), op_names[op]))) goto out;
+	if (blocking) r = report(st, acl.SynchronizeStream(stream_of(dev, stream)), "aclrtSynchronizeStream");
 out:
 	/* Descriptors are host-side: destroyed as soon as the launch returns. */
 	for (int i = 0; i < nt; i++)
@@ -502,7 +578,7 @@ out:
 
 /* mt_npu_emulator_counters reads the test emulator's counters (see
  * csrc/testing); it returns 0 when the loaded runtime is not the emulator. */
-int mt_npu_emulator_counters(long long out[9]) {
+int mt_npu_emulator_counters(long long out[10]) {
 	void (*f)(long long *) = libs[0] ? (void (*)(long long *))dlsym(libs[0], "mtemu_counters") : NULL;
 	if (!f) return 0;
 	f(out);

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -84,6 +85,7 @@ EXPORT const char *aclGetRecentErrMsg(void) {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int initialized;
+static long long live_events;
 static long long live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams,
 	launches, mallocs;
 
@@ -100,8 +102,9 @@ struct stream {
 	int magic;
 	int device;
 	struct task *head, *tail;
-	struct stream *next_default;
+	struct stream *next; /* all streams, for aclrtSynchronizeDevice */
 };
+static struct stream *streams;
 #define STREAM_MAGIC 0x5743
 
 struct context {
@@ -163,10 +166,12 @@ EXPORT aclError aclrtGetDeviceCount(uint32_t *count) {
 	return 0;
 }
 
+/* new_stream makes a stream; the caller holds mu. */
 static struct stream *new_stream(int device) {
 	struct stream *s = calloc(1, sizeof *s);
 	s->magic = STREAM_MAGIC;
 	s->device = device;
+	s->next = streams, streams = s;
 	return s;
 }
 
@@ -227,8 +232,8 @@ EXPORT aclError aclrtDestroyContext(void *ctx) {
 EXPORT aclError aclrtCreateStream(void **out) {
 	int e = need_context();
 	if (e) return e;
-	*out = new_stream(current->device);
 	pthread_mutex_lock(&mu);
+	*out = new_stream(current->device);
 	live_streams++;
 	pthread_mutex_unlock(&mu);
 	return 0;
@@ -245,6 +250,7 @@ static int check_stream(struct stream *s, const char *fn) {
 }
 
 static int drain(struct stream *s);
+static int check_stream(struct stream *s, const char *fn);
 
 EXPORT aclError aclrtSynchronizeStream(void *stream) {
 	struct stream *s = stream ? stream : (current ? current->stream : NULL);
@@ -258,16 +264,30 @@ EXPORT aclError aclrtDestroyStream(void *stream) {
 	if (e) return e;
 	drain(s);
 	s->magic = 0;
-	free(s);
 	pthread_mutex_lock(&mu);
+	for (struct stream **pp = &streams; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
 	live_streams--;
 	pthread_mutex_unlock(&mu);
+	free(s);
 	return 0;
 }
 
 EXPORT aclError aclrtSynchronizeDevice(void) {
 	int e = need_context();
-	return e ? e : drain(current->stream);
+	if (e) return e;
+	for (;;) { /* drain every stream of the device until all are empty */
+		struct stream *busy = NULL;
+		pthread_mutex_lock(&mu);
+		for (struct stream *s = streams; s && !busy; s = s->next)
+			if (s->device == current->device && s->head) busy = s;
+		pthread_mutex_unlock(&mu);
+		if (!busy) return 0;
+		drain(busy);
+	}
 }
 
 /* ---- memory ---- */
@@ -638,8 +658,18 @@ typedef struct aclOpExecutor {
 } aclOpExecutor;
 #define EXEC_MAGIC 0xE8EC
 
+struct event {
+	int magic;
+	int recorded, done;
+	struct stream *stream;
+	double time;
+};
+#define EVENT_MAGIC 0xE7E7
+
+/* A task is an op (ex), the record of an event, or a wait for one. */
 struct task {
 	aclOpExecutor *ex;
+	struct event *record, *wait;
 	struct task *next;
 };
 
@@ -652,15 +682,107 @@ static int drain(struct stream *s) {
 	pthread_mutex_unlock(&mu);
 	while (t) {
 		struct task *next = t->next;
-		run_op(t->ex);
-		t->ex->magic = 0;
-		free(t->ex);
+		if (t->record) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			t->record->time = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+			t->record->done = 1;
+		} else if (t->wait) {
+			/* the work the event captured runs before what follows on this stream */
+			if (!t->wait->done && t->wait->stream) drain(t->wait->stream);
+		} else {
+			run_op(t->ex);
+			t->ex->magic = 0;
+			free(t->ex);
+			pthread_mutex_lock(&mu);
+			live_executors--;
+			pthread_mutex_unlock(&mu);
+		}
 		free(t);
-		pthread_mutex_lock(&mu);
-		live_executors--;
-		pthread_mutex_unlock(&mu);
 		t = next;
 	}
+	return 0;
+}
+
+static void enqueue(struct stream *s, struct task *t) {
+	pthread_mutex_lock(&mu);
+	if (s->tail) s->tail->next = t;
+	else s->head = t;
+	s->tail = t;
+	pthread_mutex_unlock(&mu);
+}
+
+/* ---- events ---- */
+
+
+EXPORT aclError aclrtCreateEvent(void **out) {
+	int e = need_context();
+	if (e) return e;
+	struct event *ev = calloc(1, sizeof *ev);
+	ev->magic = EVENT_MAGIC;
+	pthread_mutex_lock(&mu);
+	live_events++;
+	pthread_mutex_unlock(&mu);
+	*out = ev;
+	return 0;
+}
+
+static int check_event(struct event *ev, const char *fn) {
+	int e = need_context();
+	if (e) return e;
+	if (!ev || ev->magic != EVENT_MAGIC) return fail(ACL_ERROR_RT_PARAM_INVALID, "%s: invalid event", fn);
+	return 0;
+}
+
+EXPORT aclError aclrtDestroyEvent(void *event) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtDestroyEvent");
+	if (e) return e;
+	if (ev->recorded && !ev->done) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent: the event's work is still queued");
+	ev->magic = 0;
+	free(ev);
+	pthread_mutex_lock(&mu);
+	live_events--;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+EXPORT aclError aclrtRecordEvent(void *event, void *stream) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtRecordEvent");
+	if (e || (e = check_stream(stream, "aclrtRecordEvent"))) return e;
+	ev->recorded = 1, ev->done = 0, ev->stream = stream;
+	struct task *t = calloc(1, sizeof *t);
+	t->record = ev;
+	enqueue(stream, t);
+	return 0;
+}
+
+EXPORT aclError aclrtSynchronizeEvent(void *event) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtSynchronizeEvent");
+	if (e) return e;
+	if (ev->recorded && !ev->done) drain(ev->stream);
+	return 0;
+}
+
+EXPORT aclError aclrtStreamWaitEvent(void *stream, void *event) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtStreamWaitEvent");
+	if (e || (e = check_stream(stream, "aclrtStreamWaitEvent"))) return e;
+	struct task *t = calloc(1, sizeof *t);
+	t->wait = ev;
+	enqueue(stream, t);
+	return 0;
+}
+
+EXPORT aclError aclrtEventElapsedTime(float *ms, void *start, void *end) {
+	struct event *a = start, *b = end;
+	int e = check_event(a, "aclrtEventElapsedTime");
+	if (e || (e = check_event(b, "aclrtEventElapsedTime"))) return e;
+	if (!ms) return fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL");
+	if (!a->done || !b->done) return fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: an event has not completed");
+	*ms = (float)((b->time - a->time) * 1000);
 	return 0;
 }
 
@@ -701,10 +823,8 @@ static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *st
 	struct task *t = calloc(1, sizeof *t);
 	x->queued = 1;
 	t->ex = x;
+	enqueue(s, t);
 	pthread_mutex_lock(&mu);
-	if (s->tail) s->tail->next = t;
-	else s->head = t;
-	s->tail = t;
 	launches++;
 	pthread_mutex_unlock(&mu);
 	return 0;
@@ -1146,10 +1266,12 @@ static void run_op(aclOpExecutor *x) {
 
 /* mtemu_counters reports live allocations, their bytes, live tensor, scalar
  * and int-array descriptors, live executors (made and not yet run or
- * dropped), user streams, and the totals of launches and mallocs. */
-EXPORT void mtemu_counters(long long out[9]) {
+ * dropped), user streams, the totals of launches and mallocs, and live
+ * events. */
+EXPORT void mtemu_counters(long long out[10]) {
 	pthread_mutex_lock(&mu);
-	long long v[9] = {live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams, launches, mallocs};
+	long long v[10] = {live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams, launches, mallocs,
+			   live_events};
 	pthread_mutex_unlock(&mu);
 	memcpy(out, v, sizeof v);
 }

@@ -28,7 +28,7 @@ aclScalar *aclCreateScalar(void *, int);
 int aclDestroyScalar(const aclScalar *);
 int aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *, const aclScalar *, uint64_t *, aclOpExecutor **);
 int aclnnInplaceFillScalar(void *, uint64_t, aclOpExecutor *, void *);
-void mtemu_counters(long long out[9]);
+void mtemu_counters(long long out[10]);
 
 static int failures;
 #define CHECK(cond, what)                                                                                          \
@@ -91,7 +91,7 @@ int main(void) {
 	CHECK(aclrtMemcpy(got, 8, p, 64, 2) == 100000, "a copy larger than destMax is refused");
 	CHECK(aclrtMemcpy(got, sizeof got, zero, 64, 2) == 100000, "a device-to-host copy from host memory is refused");
 
-	long long c[9];
+	long long c[10];
 	mtemu_counters(c);
 	CHECK(c[0] == 1 && c[2] == 0 && c[3] == 0 && c[5] == 0, "counters: one allocation, no live descriptors or executors");
 	CHECK(aclrtFree(p) == 0 && aclrtFree(p) == 207002, "a double free is refused");

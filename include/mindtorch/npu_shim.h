@@ -107,22 +107,36 @@ void mt_npu_info(char *soc, int soclen, int32_t version[3]);
 
 int mt_npu_malloc(int dev, size_t n, uint64_t *ptr, mt_npu_status *st);
 int mt_npu_free(int dev, uint64_t ptr, mt_npu_status *st);
-/* The copies to and from the host wait for the device's stream first. */
+/* The copies to and from the host, and mt_npu_synchronize, wait for all of
+ * the device's streams. */
 int mt_npu_copy_to_device(int dev, uint64_t dst, const void *src, size_t n, mt_npu_status *st);
 int mt_npu_copy_to_host(int dev, void *dst, uint64_t src, size_t n, mt_npu_status *st);
 int mt_npu_synchronize(int dev, mt_npu_status *st);
 int mt_npu_mem_info(int dev, size_t *free_bytes, size_t *total, mt_npu_status *st);
 
-/* mt_npu_run launches op on dev's stream: descriptors made and destroyed
- * in this call, the workspace from the device's arena, the executor run
- * once. With blocking, it waits for the stream afterwards. */
-int mt_npu_run(int dev, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking, mt_npu_status *st);
+/* mt_npu_run launches op on a stream of dev (0: the device's default
+ * stream): descriptors made and destroyed in this call, the workspace from
+ * the device's arena, the executor run once. With blocking, it waits for
+ * the stream afterwards. */
+int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
+	       mt_npu_status *st);
+
+/* Streams (0 is the default stream) and events. */
+int mt_npu_stream_create(int dev, uint64_t *s, mt_npu_status *st);
+int mt_npu_stream_destroy(int dev, uint64_t s, mt_npu_status *st);
+int mt_npu_stream_synchronize(int dev, uint64_t s, mt_npu_status *st);
+int mt_npu_stream_wait_event(int dev, uint64_t s, uint64_t e, mt_npu_status *st);
+int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st);
+int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st);
+int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st);
+int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st);
+int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st);
 
 /* mt_npu_workspace_bytes is the size of dev's workspace arena. */
 size_t mt_npu_workspace_bytes(int dev);
 
 /* mt_npu_emulator_counters reads the counters of the test emulator
  * (csrc/testing) into out; 0 when the runtime is real CANN. */
-int mt_npu_emulator_counters(long long out[9]);
+int mt_npu_emulator_counters(long long out[10]);
 
 #endif

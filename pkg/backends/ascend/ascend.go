@@ -17,7 +17,16 @@ var (
 	Stats                = npu.Stats
 	ResetPeakMemoryStats = npu.ResetPeakMemoryStats
 	EmptyCache           = npu.EmptyCache
+	NewStream            = npu.NewStream
+	DefaultStream        = npu.DefaultStream
+	CurrentStream        = npu.CurrentStream
+	WithStream           = npu.WithStream
+	NewEvent             = npu.NewEvent
 )
 
-// MemoryStats is npu.MemoryStats.
-type MemoryStats = npu.MemoryStats
+// The NPU backend's types under their earlier package name.
+type (
+	MemoryStats = npu.MemoryStats
+	Stream      = npu.Stream
+	Event       = npu.Event
+)

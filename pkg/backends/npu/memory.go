@@ -27,9 +27,19 @@ type Memory struct {
 
 // block is a device allocation the cache owns.
 type block struct {
-	dev  int
-	ptr  uint64
-	size int // rounded size
+	dev    int
+	ptr    uint64
+	size   int    // rounded size
+	stream uint64 // the stream current when it was allocated
+}
+
+// key is a free list: blocks of one size last used on one stream. A block
+// is reused only on the stream it was allocated on, whose order makes the
+// reuse safe without waiting (PyTorch's rule; using a block on another
+// stream as well is not tracked in this version).
+type key struct {
+	size   int
+	stream uint64
 }
 
 // Device is the NPU the memory is on.
@@ -66,7 +76,7 @@ const unit = 512
 // after release; statistics as torch.npu.memory_*.
 type cache struct {
 	mu        sync.Mutex
-	free      map[int][]*block
+	free      map[key][]*block
 	allocated int64 // bytes in blocks handed out
 	reserved  int64 // bytes held from the device (handed out + cached)
 	peak      int64
@@ -99,11 +109,12 @@ func Allocate(dev, n int) (*Memory, error) {
 	}
 	c := &caches[dev]
 	size := roundSize(n)
+	k := key{size, streamOf(dev)}
 	c.mu.Lock()
 	var b *block
-	if l := c.free[size]; len(l) > 0 {
+	if l := c.free[k]; len(l) > 0 {
 		b = l[len(l)-1]
-		c.free[size] = l[:len(l)-1]
+		c.free[k] = l[:len(l)-1]
 	}
 	c.mu.Unlock()
 	if b == nil && size > 0 {
@@ -120,7 +131,7 @@ func Allocate(dev, n int) (*Memory, error) {
 			e.Detail += " (after emptying the cache: " + strconv.FormatInt(c.stats().Reserved, 10) + " bytes still reserved)"
 			return nil, e
 		}
-		b = &block{dev: dev, ptr: ptr, size: size}
+		b = &block{dev: dev, ptr: ptr, size: size, stream: k.stream}
 		c.mu.Lock()
 		c.reserved += int64(size)
 		c.mallocs++
@@ -145,9 +156,10 @@ func (c *cache) put(b *block) {
 		return
 	}
 	if c.free == nil {
-		c.free = map[int][]*block{}
+		c.free = map[key][]*block{}
 	}
-	c.free[b.size] = append(c.free[b.size], b)
+	k := key{b.size, b.stream}
+	c.free[k] = append(c.free[k], b)
 	over := maxCachedBytes >= 0 && c.reserved-c.allocated > maxCachedBytes
 	c.mu.Unlock()
 	if over {

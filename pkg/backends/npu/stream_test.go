@@ -1,0 +1,103 @@
+package npu_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/cgo/npushim"
+	"github.com/mindtorch/mindtorch/pkg/backends/npu"
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+func TestStreamsAndEvents(t *testing.T) {
+	s, err := npu.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := npu.NewEvent(0)
+	filled, _ := npu.NewEvent(0)
+	end, _ := npu.NewEvent(0)
+	x := torch.Zeros([]int{256}, torch.WithDevice("npu"))
+	if err := start.Record(nil); err != nil {
+		t.Fatal(err)
+	}
+	x.Fill_(2)
+	if err := filled.Record(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start.ElapsedTime(filled); err == nil {
+		t.Error("the elapsed time of events not yet completed must be an error")
+	}
+	// Work on s that reads x waits for the fill on the default stream.
+	var y *torch.Tensor
+	npu.WithStream(s, func() {
+		if err := s.WaitEvent(filled); err != nil {
+			t.Fatal(err)
+		}
+		if npu.CurrentStream(0).Device() != 0 {
+			t.Error("current stream")
+		}
+		y = x.MulScalar(3).AddScalar(1)
+		if err := end.Record(s); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := end.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := start.ElapsedTime(end)
+	if err != nil || ms < 0 {
+		t.Errorf("elapsed %v ms, %v", ms, err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := y.Sum().Item()
+	if err != nil || v != 7*256 {
+		t.Errorf("sum of the work on the second stream: %v, %v", v, err)
+	}
+	y.Release()
+	for _, c := range []interface{ Close() error }{start, filled, end, s} {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	// The shim keeps one stream of its own per device.
+	if c, ok := npushim.Counters(); ok && (c.Streams != 1 || c.Events != 0) {
+		t.Errorf("%d streams (want the shim's one) and %d events left", c.Streams, c.Events)
+	}
+	settle(t)
+}
+
+// TestLaunchBlocking runs a child with MINDTORCH_LAUNCH_BLOCKING=1: each op
+// is done when its launch returns, so no executor is left queued; without
+// it the op waits in the stream until a synchronize.
+func TestLaunchBlocking(t *testing.T) {
+	if os.Getenv("MINDTORCH_NPU_CHILD") == "blocking" {
+		x := torch.Ones([]int{8}, torch.WithDevice("npu")).Exp()
+		c, _ := npushim.Counters()
+		fmt.Printf("queued=%d err=%v\n", c.Executors, x.Err())
+		return
+	}
+	if _, ok := npushim.Counters(); !ok {
+		t.Skip("the queue is observed through the emulator's counters")
+	}
+	for _, blocking := range []string{"0", "1"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLaunchBlocking$", "-test.v")
+		cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=blocking", "MINDTORCH_LAUNCH_BLOCKING="+blocking)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		want := "queued=2 err=<nil>" // the fill of Ones and the exp
+		if blocking == "1" {
+			want = "queued=0 err=<nil>"
+		}
+		if !strings.Contains(string(out), want) {
+			t.Errorf("MINDTORCH_LAUNCH_BLOCKING=%s: want %q in\n%s", blocking, want, out)
+		}
+	}
+}
