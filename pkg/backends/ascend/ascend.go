@@ -22,6 +22,9 @@ var (
 	CurrentStream        = npu.CurrentStream
 	WithStream           = npu.WithStream
 	NewEvent             = npu.NewEvent
+	SetDevice            = npu.SetDevice
+	CurrentDevice        = npu.CurrentDevice
+	UseDevice            = npu.UseDevice
 )
 
 // The NPU backend's types under their earlier package name.

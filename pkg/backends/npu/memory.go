@@ -239,7 +239,7 @@ func init() {
 	kernel.RegisterAllocator(device.NPU, func(dev device.Device, n int) (kernel.Memory, error) {
 		i := dev.Index
 		if i < 0 {
-			i = 0
+			i = CurrentDevice()
 		}
 		return Allocate(i, n)
 	})

@@ -82,7 +82,7 @@ func TestLaunchBlocking(t *testing.T) {
 		fmt.Printf("queued=%d err=%v\n", c.Executors, x.Err())
 		return
 	}
-	if _, ok := npushim.Counters(); !ok {
+	if !emulated() {
 		t.Skip("the queue is observed through the emulator's counters")
 	}
 	for _, blocking := range []string{"0", "1"} {
@@ -98,6 +98,62 @@ func TestLaunchBlocking(t *testing.T) {
 		}
 		if !strings.Contains(string(out), want) {
 			t.Errorf("MINDTORCH_LAUNCH_BLOCKING=%s: want %q in\n%s", blocking, want, out)
+		}
+	}
+}
+
+func TestCurrentDevice(t *testing.T) {
+	if npu.CurrentDevice() != 0 {
+		t.Fatalf("current device %d", npu.CurrentDevice())
+	}
+	if err := npu.SetDevice(1); err == nil || !strings.Contains(err.Error(), "npu:1 does not exist") {
+		t.Errorf("SetDevice(1) with one device: %v", err)
+	}
+	ran := false
+	if err := npu.UseDevice(0, func() {
+		ran = true
+		if d := torch.Ones([]int{2}, torch.WithDevice("npu")).Device().String(); d != "npu:0" {
+			t.Errorf("\"npu\" placed a tensor on %s", d)
+		}
+	}); err != nil || !ran {
+		t.Errorf("UseDevice: %v", err)
+	}
+	if err := npu.UseDevice(4, func() { t.Error("ran on a missing device") }); err == nil {
+		t.Error("UseDevice(4) accepted")
+	}
+}
+
+// TestTwoDevices runs a child with two emulated NPUs: tensors move between
+// them, ops run on each, and mixing them in one op is an error.
+func TestTwoDevices(t *testing.T) {
+	if os.Getenv("MINDTORCH_NPU_CHILD") == "two" {
+		x, err := torch.Arange(4, torch.WithDType(torch.Float32)).To("npu:1")
+		if err != nil {
+			fmt.Println("to:", err)
+			return
+		}
+		y, err := x.AddScalar(1).To("npu:0")
+		if err != nil {
+			fmt.Println("across:", err)
+			return
+		}
+		v, _ := torch.ToSlice[float32](y.MulScalar(2))
+		fmt.Printf("devices=%d on=%v %v values=%v\n", npu.DeviceCount(), x.Device(), y.Device(), v)
+		fmt.Println("mixed:", x.Add(y).Err())
+		return
+	}
+	if !emulated() {
+		t.Skip("the device count is a knob of the emulator")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTwoDevices$", "-test.v")
+	cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=two", "MTEMU_DEVICES=2")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"devices=2 on=npu:1 npu:0 values=[2 4 6 8]", "mixed: mindtorch: add: "} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("want %q in\n%s", want, out)
 		}
 	}
 }
