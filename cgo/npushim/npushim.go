@@ -50,6 +50,8 @@ const (
 	Copy
 	Fill
 	Zero
+	Gelu
+	ArgMax
 	NumOps
 )
 

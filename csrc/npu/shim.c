@@ -103,7 +103,7 @@ static const char *op_names[MT_NPU_NUM_OPS] = {
 	"aclnnNeg", "aclnnExp", "aclnnLog", "aclnnSqrt", "aclnnAbs", "aclnnRelu", "aclnnSigmoid", "aclnnTanh",
 	"aclnnThresholdBackward", "aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward", "aclnnLogSoftmaxBackward",
 	"aclnnReduceSum", "aclnnMean", "aclnnAmax", "aclnnMatmul", "aclnnCast", "aclnnInplaceCopy",
-	"aclnnInplaceFillScalar", "aclnnInplaceZero",
+	"aclnnInplaceFillScalar", "aclnnInplaceZero", "aclnnGelu", "aclnnArgMax",
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -472,9 +472,10 @@ typedef aclnnStatus (*ws_t_d_t)(const aclTensor *, int, aclTensor *, uint64_t *,
 typedef aclnnStatus (*ws_self_t)(aclTensor *, const aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_self_s)(aclTensor *, const aclScalar *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_self)(aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_i_b_t)(const aclTensor *, int64_t, bool, aclTensor *, uint64_t *, aclOpExecutor **);
 
 static const int op_tensors[MT_NPU_NUM_OPS] = {
-	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1,
+	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1, 2, 2,
 };
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
@@ -557,6 +558,9 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		break;
 	case MT_NPU_ZERO:
 		e = ((ws_self)f)(t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ARGMAX:
+		e = ((ws_t_i_b_t)f)(t[1], a->i[0], a->flag != 0, t[0], &wsn, &ex);
 		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);

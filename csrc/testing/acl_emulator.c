@@ -641,7 +641,8 @@ static int broadcastable(const aclTensor *t, const aclTensor *out) {
 enum op {
 	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_ADDS, OP_MULS, OP_NEG, OP_EXP, OP_LOG, OP_SQRT, OP_ABS, OP_RELU, OP_SIGMOID,
 	OP_TANH, OP_THRESHOLD_BACKWARD, OP_SOFTMAX, OP_LOG_SOFTMAX, OP_SOFTMAX_BACKWARD, OP_LOG_SOFTMAX_BACKWARD,
-	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM,
+	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM, OP_GELU,
+	OP_ARGMAX,
 };
 
 typedef struct aclOpExecutor {
@@ -959,6 +960,23 @@ UNARY(Abs, OP_ABS)
 UNARY(Relu, OP_RELU)
 UNARY(Sigmoid, OP_SIGMOID)
 UNARY(Tanh, OP_TANH)
+UNARY(Gelu, OP_GELU)
+
+EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keep, aclTensor *out, uint64_t *ws,
+					       aclOpExecutor **x) {
+	const aclTensor *ts[2] = {out, self};
+	aclnnStatus e = new_exec(OP_ARGMAX, x, ws, ts, 2);
+	if (e) return e;
+	int n = self->ndim;
+	if (dim < -n || dim >= (n > 0 ? n : 1) || out->dtype != DT_INT64) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnArgMax: dim %lld out of range or out not int64", (long long)dim);
+	}
+	(*x)->dim = dim < 0 ? dim + n : dim;
+	(*x)->keep = keep;
+	return 0;
+}
+TWO_PHASE(ArgMax)
 
 EXPORT aclnnStatus aclnnCastGetWorkspaceSize(const aclTensor *self, const int dtype, aclTensor *out, uint64_t *ws,
 					     aclOpExecutor **x) {
@@ -1139,6 +1157,7 @@ static double unary(int op, double v) {
 	case OP_RELU: return v > 0 ? v : (isnan(v) ? v : 0);
 	case OP_SIGMOID: return 1 / (1 + exp(-v));
 	case OP_TANH: return tanh(v);
+	case OP_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
 	}
 	return v;
 }
@@ -1224,6 +1243,24 @@ static void run_matmul(aclOpExecutor *x) {
 	}
 }
 
+/* argmax along x->dim: the first largest (the first NaN), as int64 */
+static void run_argmax(aclOpExecutor *x) {
+	aclTensor *out = &x->t[0], *a = &x->t[1];
+	int d = (int)x->dim;
+	int64_t n = a->ndim ? a->dims[d] : 1, inner = 1, total = numel(a);
+	for (int i = d + 1; i < a->ndim; i++) inner *= a->dims[i];
+	int64_t outer = n ? total / n : 0;
+	for (int64_t o = 0; o < outer; o++) {
+		int64_t base = (o / inner) * n * inner + o % inner, best = 0;
+		double m = load(a->dtype, at(a, base));
+		for (int64_t k = 1; k < n && !isnan(m); k++) {
+			double v = load(a->dtype, at(a, base + k * inner));
+			if (isnan(v) || v > m) m = v, best = k;
+		}
+		store(out->dtype, at(out, o), (double)best);
+	}
+}
+
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
 	int64_t n = numel(out);
@@ -1231,6 +1268,7 @@ static void run_op(aclOpExecutor *x) {
 	case OP_SOFTMAX: case OP_LOG_SOFTMAX: case OP_SOFTMAX_BACKWARD: case OP_LOG_SOFTMAX_BACKWARD: run_along(x); return;
 	case OP_REDUCE_SUM: case OP_MEAN: case OP_AMAX: run_reduce(x); return;
 	case OP_MATMUL: run_matmul(x); return;
+	case OP_ARGMAX: run_argmax(x); return;
 	}
 	for (int64_t i = 0; i < n; i++) {
 		double v = 0;

@@ -83,6 +83,8 @@ enum {
 	MT_NPU_COPY,                 /* self, src */
 	MT_NPU_FILL,                 /* self; f[0] value */
 	MT_NPU_ZERO,                 /* self */
+	MT_NPU_GELU,                 /* out, a */
+	MT_NPU_ARGMAX,               /* out (int64), a; i[0] dim, flag keepdim */
 	MT_NPU_NUM_OPS
 };
 

@@ -75,7 +75,7 @@ var binaryOps = map[kernel.OpID]int{kernel.OpAdd: npushim.Add, kernel.OpSub: npu
 
 var unaryOps = map[kernel.OpID]int{kernel.OpNeg: npushim.Neg, kernel.OpExp: npushim.Exp, kernel.OpLog: npushim.Log,
 	kernel.OpSqrt: npushim.Sqrt, kernel.OpAbs: npushim.Abs, kernel.OpRelu: npushim.Relu, kernel.OpSigmoid: npushim.Sigmoid,
-	kernel.OpTanh: npushim.Tanh}
+	kernel.OpTanh: npushim.Tanh, kernel.OpGelu: npushim.Gelu}
 
 func init() {
 	for op, n := range binaryOps {
@@ -89,6 +89,16 @@ func init() {
 			return launch(c, n, nil, &c.Out[0], &c.In[0])
 		})
 	}
+	kernel.Register(kernel.OpArgmax, device.NPU, func(c *kernel.Call) error {
+		a := &npushim.Attrs{I: [npushim.MaxDims]int64{int64(c.Dim)}}
+		if c.KeepDim {
+			a.Flag = 1
+		}
+		if c.Mode == 1 { // over the flattened input (torch passes it 1-D)
+			a.I[0] = 0
+		}
+		return launch(c, npushim.ArgMax, a, &c.Out[0], &c.In[0])
+	})
 	kernel.Register(kernel.OpSquare, device.NPU, func(c *kernel.Call) error {
 		return launch(c, npushim.Mul, nil, &c.Out[0], &c.In[0], &c.In[0])
 	})

@@ -38,7 +38,12 @@ func TestOpsMatchCPU(t *testing.T) {
 		{"unary", func(in ...*torch.Tensor) *torch.Tensor {
 			return in[0].Neg().Exp().Add(in[1].Log()).Add(in[1].Sqrt()).Add(in[0].Abs()).Add(in[0].Relu())
 		}, []*torch.Tensor{a, pos}},
-		{"sigmoid tanh", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sigmoid().Add(in[0].Tanh()) }, []*torch.Tensor{b}},
+		{"sigmoid tanh gelu", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].Sigmoid().Add(in[0].Tanh()).Add(in[0].Gelu())
+		}, []*torch.Tensor{b}},
+		{"argmax", func(in ...*torch.Tensor) *torch.Tensor {
+			return in[0].ArgmaxDim(1, false).Add(in[0].ArgmaxDim(0, true).Sum()).Add(in[0].Argmax())
+		}, []*torch.Tensor{b}},
 		{"softmax log_softmax", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Softmax(1).Add(in[0].LogSoftmax(0)) }, []*torch.Tensor{b}},
 		{"softmax backward", func(in ...*torch.Tensor) *torch.Tensor {
 			y := in[0].Softmax(1)
