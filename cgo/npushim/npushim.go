@@ -282,3 +282,11 @@ func EventElapsed(dev int, start, end uint64) (float32, *Status) {
 	r := C.mt_npu_event_elapsed(C.int(dev), C.uint64_t(start), C.uint64_t(end), &ms, &st)
 	return float32(ms), status(r, &st)
 }
+
+// EventDone reports whether the work e captured is done, without waiting.
+func EventDone(dev int, e uint64) (bool, *Status) {
+	var st C.mt_npu_status
+	var d C.int
+	r := C.mt_npu_event_done(C.int(dev), C.uint64_t(e), &d, &st)
+	return d != 0, status(r, &st)
+}

@@ -48,6 +48,7 @@ static struct {
 	aclError (*SynchronizeEvent)(void *);
 	aclError (*StreamWaitEvent)(aclrtStream, void *);
 	aclError (*EventElapsedTime)(float *, void *, void *);
+	aclError (*QueryEventStatus)(void *, int *);
 	const char *(*GetSocName)(void);                       /* optional */
 	aclError (*GetVersion)(int32_t *, int32_t *, int32_t *); /* optional */
 	aclTensor *(*CreateTensor)(const int64_t *, uint64_t, int, const int64_t *, int64_t, int, const int64_t *, uint64_t,
@@ -87,6 +88,7 @@ static struct sym syms[] = {
 	{"aclrtSynchronizeEvent", (void **)&acl.SynchronizeEvent, 0, 0},
 	{"aclrtStreamWaitEvent", (void **)&acl.StreamWaitEvent, 0, 0},
 	{"aclrtEventElapsedTime", (void **)&acl.EventElapsedTime, 0, 0},
+	{"aclrtQueryEventStatus", (void **)&acl.QueryEventStatus, 0, 0},
 	{"aclrtGetSocName", (void **)&acl.GetSocName, 0, 1},
 	{"aclrtGetVersion", (void **)&acl.GetVersion, 0, 1},
 	{"aclCreateTensor", (void **)&acl.CreateTensor, 1, 0},
@@ -387,6 +389,15 @@ int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st) {
 int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st) {
 	ENTER(dev);
 	LEAVE(report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent"));
+}
+
+/* [?] ACL_EVENT_RECORDED_STATUS_COMPLETE is 1, NOT_READY 0. */
+int mt_npu_event_done(int dev, uint64_t e, int *done, mt_npu_status *st) {
+	ENTER(dev);
+	int status = 0;
+	int r = report(st, acl.QueryEventStatus((void *)(uintptr_t)e, &status), "aclrtQueryEventStatus");
+	*done = status == 1;
+	LEAVE(r);
 }
 
 int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st) {

@@ -767,6 +767,16 @@ EXPORT aclError aclrtSynchronizeEvent(void *event) {
 	return 0;
 }
 
+/* status: 1 when the captured work is done, else 0 (ACL's
+ * ACL_EVENT_RECORDED_STATUS_COMPLETE and _NOT_READY). */
+EXPORT aclError aclrtQueryEventStatus(void *event, int *status) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtQueryEventStatus");
+	if (e) return e;
+	*status = !ev->recorded || ev->done;
+	return 0;
+}
+
 EXPORT aclError aclrtStreamWaitEvent(void *stream, void *event) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtStreamWaitEvent");

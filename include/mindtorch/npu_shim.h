@@ -132,6 +132,7 @@ int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st);
 int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st);
 int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st);
 int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st);
+int mt_npu_event_done(int dev, uint64_t e, int *done, mt_npu_status *st);
 int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st);
 
 /* mt_npu_workspace_bytes is the size of dev's workspace arena. */

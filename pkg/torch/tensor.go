@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"github.com/mindtorch/mindtorch/pkg/backends/npu"
 	"sync/atomic"
 	"unsafe"
 
@@ -175,6 +176,20 @@ func (t *Tensor) Release() {
 	if t != nil && t.storage != nil {
 		t.storage.Release()
 	}
+}
+
+// RecordStream marks the tensor's device memory as used by work on stream
+// s too, so that after its release the allocator reuses it only once that
+// work is done (PyTorch's Tensor.record_stream). It does nothing for memory
+// that is not on an NPU.
+func (t *Tensor) RecordStream(s *npu.Stream) error {
+	if t.err != nil {
+		return t.err
+	}
+	if m, ok := t.storage.mem.(*npu.Memory); ok {
+		m.RecordStream(s)
+	}
+	return nil
 }
 
 // DataPtr is the address of the first element for CPU tensors, the device

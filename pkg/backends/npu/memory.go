@@ -1,9 +1,11 @@
 package npu
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -29,14 +31,17 @@ type Memory struct {
 type block struct {
 	dev    int
 	ptr    uint64
-	size   int    // rounded size
-	stream uint64 // the stream current when it was allocated
+	size   int      // rounded size
+	stream uint64   // the stream current when it was allocated
+	usedOn []uint64 // other streams that use it (RecordStream)
+	events []uint64 // after release: events on usedOn that must complete before reuse
 }
 
-// key is a free list: blocks of one size last used on one stream. A block
+// key is a free list: blocks of one size allocated on one stream. A block
 // is reused only on the stream it was allocated on, whose order makes the
-// reuse safe without waiting (PyTorch's rule; using a block on another
-// stream as well is not tracked in this version).
+// reuse safe without waiting (PyTorch's rule); a block that other streams
+// also used (RecordStream) waits, after its release, until the work they
+// had queued is done, watched by one event per stream, destroyed then.
 type key struct {
 	size   int
 	stream uint64
@@ -58,6 +63,21 @@ func (m *Memory) DevicePtr() uintptr { return uintptr(m.blk.ptr) }
 // Released reports whether Release was called.
 func (m *Memory) Released() bool { return m.released.Load() }
 
+// RecordStream marks the memory as used by work on s as well as on the
+// stream it was allocated on: after Release, the block is reused only when
+// the work queued on s by then is done (PyTorch's record_stream).
+func (m *Memory) RecordStream(s *Stream) {
+	if s.h == m.blk.stream || s.dev != m.dev {
+		return
+	}
+	for _, h := range m.blk.usedOn {
+		if h == s.h {
+			return
+		}
+	}
+	m.blk.usedOn = append(m.blk.usedOn, s.h)
+}
+
 // Release returns the block to the caching allocator now. Work already
 // queued on the device's stream that uses it runs before any later user of
 // the block, since one stream orders all of them. Releasing twice is harmless.
@@ -75,10 +95,12 @@ const unit = 512
 // cache is one device's caching allocator: blocks by rounded size, reused
 // after release; statistics as torch.npu.memory_*.
 type cache struct {
+	dev       int
 	mu        sync.Mutex
 	free      map[key][]*block
-	allocated int64 // bytes in blocks handed out
-	reserved  int64 // bytes held from the device (handed out + cached)
+	pending   []*block // released, waiting for other streams' work
+	allocated int64    // bytes in blocks handed out
+	reserved  int64    // bytes held from the device (handed out + cached)
 	peak      int64
 	mallocs   int64
 }
@@ -92,13 +114,51 @@ func roundSize(n int) int {
 	return (n + unit - 1) / unit * unit
 }
 
-// maxCachedBytes bounds the cache (MINDTORCH_NPU_CACHE_MB, default no bound).
-var maxCachedBytes = func() int64 {
-	if v, err := strconv.Atoi(os.Getenv("MINDTORCH_NPU_CACHE_MB")); err == nil && v >= 0 {
-		return int64(v) << 20
+// The allocator's configuration, from MINDTORCH_NPU_ALLOC_CONF (PyTorch's
+// PYTORCH_NPU_ALLOC_CONF syntax: "key:value,key:value"):
+//   - garbage_collection_threshold:F (0 < F < 1): before allocating, free the
+//     cached blocks when the reserved bytes exceed F of the device memory;
+//   - max_split_size_mb:N: the allocator never splits blocks, so any value
+//     is accepted and blocks are only reused at their own size;
+//   - max_cached_mb:N: free the cache when its idle bytes pass N MiB.
+var gcThreshold, maxCachedBytes = allocConf(os.Getenv("MINDTORCH_NPU_ALLOC_CONF"))
+
+// allocConf parses the allocator's configuration; malformed entries are
+// reported once on standard error and ignored.
+func allocConf(conf string) (gc float64, maxCached int64) {
+	maxCached = -1
+	for _, kv := range strings.Split(conf, ",") {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		bad := false
+		switch k {
+		case "garbage_collection_threshold":
+			f, err := strconv.ParseFloat(v, 64)
+			bad = err != nil || f <= 0 || f >= 1
+			if !bad {
+				gc = f
+			}
+		case "max_split_size_mb":
+			n, err := strconv.Atoi(v)
+			bad = err != nil || n <= 0
+		case "max_cached_mb":
+			n, err := strconv.Atoi(v)
+			bad = err != nil || n < 0
+			if !bad {
+				maxCached = int64(n) << 20
+			}
+		default:
+			bad = true
+		}
+		if bad {
+			fmt.Fprintf(os.Stderr, "mindtorch: MINDTORCH_NPU_ALLOC_CONF: ignoring %q\n", kv)
+		}
 	}
-	return -1
-}()
+	return gc, maxCached
+}
 
 // Allocate returns n bytes on device dev, from the cache when it has a
 // block of the size. When the device is out of memory it waits for the
@@ -108,6 +168,10 @@ func Allocate(dev, n int) (*Memory, error) {
 		return nil, err
 	}
 	c := &caches[dev]
+	c.sweep()
+	if gcThreshold > 0 {
+		c.collect(dev)
+	}
 	size := roundSize(n)
 	k := key{size, streamOf(dev)}
 	c.mu.Lock()
@@ -149,6 +213,23 @@ func Allocate(dev, n int) (*Memory, error) {
 }
 
 func (c *cache) put(b *block) {
+	if len(b.usedOn) > 0 && b.size > 0 {
+		for _, s := range b.usedOn {
+			e, st := npushim.EventCreate(b.dev)
+			if st == nil && npushim.EventRecord(b.dev, e, s) == nil {
+				b.events = append(b.events, e)
+			} else if st == nil {
+				_ = npushim.EventDestroy(b.dev, e)
+				_ = npushim.StreamSynchronize(b.dev, s) // cannot watch: wait now
+			}
+		}
+		b.usedOn = nil
+		c.mu.Lock()
+		c.allocated -= int64(b.size)
+		c.pending = append(c.pending, b)
+		c.mu.Unlock()
+		return
+	}
 	c.mu.Lock()
 	c.allocated -= int64(b.size)
 	if b.size == 0 {
@@ -167,8 +248,60 @@ func (c *cache) put(b *block) {
 	}
 }
 
+// sweep moves the pending blocks whose streams are done to the free lists,
+// destroying their events.
+func (c *cache) sweep() {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	pending := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	var still []*block
+	for _, b := range pending {
+		done := true
+		for _, e := range b.events {
+			if ok, st := npushim.EventDone(b.dev, e); st != nil || !ok {
+				done = false
+				break
+			}
+		}
+		if !done {
+			still = append(still, b)
+			continue
+		}
+		for _, e := range b.events {
+			_ = npushim.EventDestroy(b.dev, e)
+		}
+		b.events = nil
+		c.mu.Lock()
+		c.allocated += int64(b.size) // put takes it off again
+		c.mu.Unlock()
+		c.put(b)
+	}
+	c.mu.Lock()
+	c.pending = append(c.pending, still...)
+	c.mu.Unlock()
+}
+
+// collect frees the cached blocks when the reserved bytes pass the
+// garbage_collection_threshold share of the device's memory.
+func (c *cache) collect(dev int) {
+	_, total, st := npushim.MemInfo(dev)
+	if st != nil || total == 0 {
+		return
+	}
+	if float64(c.stats().Reserved) > gcThreshold*float64(total) {
+		c.empty()
+	}
+}
+
 // empty frees the cached blocks after the stream is done with them.
 func (c *cache) empty() {
+	_ = npushim.Synchronize(c.dev)
+	c.sweep()
 	c.mu.Lock()
 	free := c.free
 	c.free = nil
@@ -176,13 +309,6 @@ func (c *cache) empty() {
 	if len(free) == 0 {
 		return
 	}
-	dev := -1
-	for _, l := range free {
-		if len(l) > 0 {
-			dev = l[0].dev
-		}
-	}
-	_ = npushim.Synchronize(dev)
 	for _, l := range free {
 		for _, b := range l {
 			if npushim.Free(b.dev, b.ptr) == nil {
@@ -236,6 +362,9 @@ func EmptyCache(dev int) {
 }
 
 func init() {
+	for i := range caches {
+		caches[i].dev = i
+	}
 	kernel.RegisterAllocator(device.NPU, func(dev device.Device, n int) (kernel.Memory, error) {
 		i := dev.Index
 		if i < 0 {

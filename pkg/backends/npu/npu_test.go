@@ -218,3 +218,34 @@ func emulated() bool {
 func equalShapes(a, b []int) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
 func equalF32(a, b []float32) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func TestAllocatorStats(t *testing.T) {
+	npu.EmptyCache(0)
+	before := npu.Stats(0)
+	a := torch.Empty([]int{1000}, torch.WithDevice("npu")) // 4000 bytes: one 4096-byte block
+	b := torch.Empty([]int{10}, torch.WithDevice("npu"))   // 40 bytes: one 512-byte block
+	s := npu.Stats(0)
+	if s.Allocated-before.Allocated != 4096+512 || s.PeakAllocated < s.Allocated || s.Reserved < s.Allocated {
+		t.Errorf("after two allocations: %+v (before %+v)", s, before)
+	}
+	a.Release()
+	s = npu.Stats(0)
+	if s.Allocated-before.Allocated != 512 || s.Reserved-before.Reserved != 4096+512 {
+		t.Errorf("after a release the block stays cached: %+v", s)
+	}
+	npu.ResetPeakMemoryStats(0)
+	if s = npu.Stats(0); s.PeakAllocated != s.Allocated {
+		t.Errorf("reset peak: %+v", s)
+	}
+	again := torch.Empty([]int{1000}, torch.WithDevice("npu"))
+	if m := npu.Stats(0).Mallocs; m != s.Mallocs {
+		t.Errorf("a cached block was not reused: %d device allocations, was %d", m, s.Mallocs)
+	}
+	again.Release()
+	b.Release()
+	npu.EmptyCache(0)
+	if s = npu.Stats(0); s.Reserved != s.Allocated {
+		t.Errorf("after EmptyCache: %+v", s)
+	}
+	settle(t)
+}

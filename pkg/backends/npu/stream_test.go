@@ -157,3 +157,54 @@ func TestTwoDevices(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordStream checks that a block another stream still uses is not
+// reused before that stream's work is done, and that its events go away.
+func TestRecordStream(t *testing.T) {
+	s, err := npu.NewStream(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x := torch.Ones([]int{1000}, torch.WithDevice("npu"))
+	ptr, _ := x.DataPtr()
+	filled, _ := npu.NewEvent(0)
+	if err := filled.Record(nil); err != nil {
+		t.Fatal(err)
+	}
+	var y *torch.Tensor
+	npu.WithStream(s, func() {
+		if err := s.WaitEvent(filled); err != nil { // s reads x only after its fill
+			t.Fatal(err)
+		}
+		y = x.MulScalar(2) // queued on s, reads x
+	})
+	if err := x.RecordStream(s); err != nil {
+		t.Fatal(err)
+	}
+	x.Release()
+	z := torch.Empty([]int{1000}, torch.WithDevice("npu"))
+	if p, _ := z.DataPtr(); p == ptr {
+		t.Error("a block still read by another stream was reused")
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	w := torch.Empty([]int{1000}, torch.WithDevice("npu"))
+	if p, _ := w.DataPtr(); p != ptr {
+		t.Error("the block was not reused once the other stream was done")
+	}
+	if v, err := y.Sum().Item(); err != nil || v != 2000 {
+		t.Errorf("the other stream read %v, %v", v, err)
+	}
+	for _, r := range []*torch.Tensor{y, z, w} {
+		r.Release()
+	}
+	if err := filled.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := npushim.Counters(); ok && c.Events != 0 {
+		t.Errorf("%d events left behind", c.Events)
+	}
+	settle(t)
+}
