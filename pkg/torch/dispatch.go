@@ -52,6 +52,19 @@ func result(c *kernel.Call, i int) *Tensor {
 
 // run dispatches c and returns output 0 as a new tensor.
 func run(c *kernel.Call) *Tensor {
+	if onHost(c) {
+		dev := c.Device
+		c.Device = device.CPUDevice
+		h := run(c)
+		if h.err != nil {
+			return h
+		}
+		d, err := h.ToDevice(dev)
+		if err != nil {
+			return failed(err)
+		}
+		return d
+	}
 	if err := dispatch.Run(c); err != nil {
 		dispatch.Free(c)
 		return failed(err)
@@ -61,8 +74,28 @@ func run(c *kernel.Call) *Tensor {
 	return t
 }
 
+// onHost reports whether c makes values from nothing (arange, linspace,
+// random numbers) on a device without a kernel for it: those are made on
+// the host, from the same generator, and copied, so that a seeded program
+// draws the same values on every device.
+func onHost(c *kernel.Call) bool {
+	t := c.Device.Type
+	return len(c.In) == 0 && t != device.CPU && t != device.Meta && kernel.Lookup(c.Op, t) == nil
+}
+
 // runInPlace dispatches c, whose output 0 is t, and returns t.
 func runInPlace(c *kernel.Call, t *Tensor) *Tensor {
+	if onHost(c) { // fill a host tensor, then copy it in
+		c.Device = device.CPUDevice
+		h := Empty(t.shape, WithDType(t.dtype))
+		if r := runInPlace(c, h); r.err != nil {
+			return r
+		}
+		if r := t.Detach().Copy_(h); r.err != nil {
+			return r
+		}
+		return t
+	}
 	c.Out[0] = t.operand()
 	c.OutGiven = true
 	err := dispatch.Run(c)

@@ -89,3 +89,37 @@ func TestNNLayersOnNPU(t *testing.T) {
 	}
 	settle(t)
 }
+
+// TestCreationOnNPU makes tensors on the NPU directly: fills, ranges and
+// seeded random numbers (drawn on the host, so equal to the CPU's).
+func TestCreationOnNPU(t *testing.T) {
+	npuOpt := torch.WithDevice("npu")
+	torch.ManualSeed(5)
+	rc := torch.Randn([]int{3, 4})
+	torch.ManualSeed(5)
+	rd := torch.Randn([]int{3, 4}, npuOpt)
+	cases := map[string][2]*torch.Tensor{
+		"zeros":    {torch.Zeros([]int{2, 3}), torch.Zeros([]int{2, 3}, npuOpt)},
+		"ones":     {torch.Ones([]int{4}), torch.Ones([]int{4}, npuOpt)},
+		"full":     {torch.Full([]int{2, 2}, 2.5), torch.Full([]int{2, 2}, 2.5, npuOpt)},
+		"arange":   {torch.Arange(7), torch.Arange(7, npuOpt)},
+		"linspace": {torch.Linspace(0, 1, 5), torch.Linspace(0, 1, 5, npuOpt)},
+		"eye":      {torch.Eye(3), torch.Eye(3, npuOpt)},
+		"randn":    {rc, rd},
+		"from":     {torch.FromSlice([]int32{1, 2, 3}), torch.FromSlice([]int32{1, 2, 3}, npuOpt)},
+	}
+	for name, c := range cases {
+		if err := c[1].Err(); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if c[1].Device().String() != "npu:0" {
+			t.Errorf("%s: on %v", name, c[1].Device())
+		}
+		back, err := c[1].To("cpu")
+		if err != nil || !torch.Equal(back, c[0]) {
+			t.Errorf("%s: %v on the NPU, %v on the CPU (%v)", name, back, c[0], err)
+		}
+	}
+	settle(t)
+}
