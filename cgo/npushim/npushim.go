@@ -52,6 +52,20 @@ const (
 	Zero
 	Gelu
 	ArgMax
+	Eq
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	EqScalar
+	NeScalar
+	LtScalar
+	LeScalar
+	GtScalar
+	GeScalar
+	Where
+	Clamp
 	NumOps
 )
 

@@ -106,6 +106,10 @@ static const char *op_names[MT_NPU_NUM_OPS] = {
 	"aclnnThresholdBackward", "aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward", "aclnnLogSoftmaxBackward",
 	"aclnnReduceSum", "aclnnMean", "aclnnAmax", "aclnnMatmul", "aclnnCast", "aclnnInplaceCopy",
 	"aclnnInplaceFillScalar", "aclnnInplaceZero", "aclnnGelu", "aclnnArgMax",
+	/* [?] the names and argument orders below follow torch_npu's use; not in the reference notes */
+	"aclnnEqTensor", "aclnnNeTensor", "aclnnLtTensor", "aclnnLeTensor", "aclnnGtTensor", "aclnnGeTensor",
+	"aclnnEqScalar", "aclnnNeScalar", "aclnnLtScalar", "aclnnLeScalar", "aclnnGtScalar", "aclnnGeScalar",
+	"aclnnSWhere", "aclnnClamp",
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -484,9 +488,11 @@ typedef aclnnStatus (*ws_self_t)(aclTensor *, const aclTensor *, uint64_t *, acl
 typedef aclnnStatus (*ws_self_s)(aclTensor *, const aclScalar *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_self)(aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_i_b_t)(const aclTensor *, int64_t, bool, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t_t_t)(const aclTensor *, const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
 
 static const int op_tensors[MT_NPU_NUM_OPS] = {
 	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1, 2, 2,
+	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 4, 2,
 };
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
@@ -569,6 +575,21 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		break;
 	case MT_NPU_ZERO:
 		e = ((ws_self)f)(t[0], &wsn, &ex);
+		break;
+	case MT_NPU_EQ: case MT_NPU_NE: case MT_NPU_LT: case MT_NPU_LE: case MT_NPU_GT: case MT_NPU_GE:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_EQ_SCALAR: case MT_NPU_NE_SCALAR: case MT_NPU_LT_SCALAR: case MT_NPU_LE_SCALAR: case MT_NPU_GT_SCALAR:
+	case MT_NPU_GE_SCALAR:
+		s[0] = scalar(a->f[0], ts[1].dtype);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_WHERE:
+		e = ((ws_t_t_t_t)f)(t[1], t[2], t[3], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_CLAMP:
+		s[0] = scalar(a->f[0], dt), s[1] = scalar(a->f[1], dt);
+		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_ARGMAX:
 		e = ((ws_t_i_b_t)f)(t[1], a->i[0], a->flag != 0, t[0], &wsn, &ex);

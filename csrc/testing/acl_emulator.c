@@ -642,7 +642,7 @@ enum op {
 	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_ADDS, OP_MULS, OP_NEG, OP_EXP, OP_LOG, OP_SQRT, OP_ABS, OP_RELU, OP_SIGMOID,
 	OP_TANH, OP_THRESHOLD_BACKWARD, OP_SOFTMAX, OP_LOG_SOFTMAX, OP_SOFTMAX_BACKWARD, OP_LOG_SOFTMAX_BACKWARD,
 	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM, OP_GELU,
-	OP_ARGMAX,
+	OP_ARGMAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQS, OP_NES, OP_LTS, OP_LES, OP_GTS, OP_GES, OP_WHERE, OP_CLAMP,
 };
 
 typedef struct aclOpExecutor {
@@ -915,6 +915,57 @@ EXPORT aclnnStatus aclnnMinimumGetWorkspaceSize(const aclTensor *self, const acl
 	return binary_ws(OP_MINIMUM, self, other, NULL, out, ws, x, "aclnnMinimum");
 }
 TWO_PHASE(Minimum)
+
+#define COMPARE(Name, OP, OPS)                                                                                     \
+	EXPORT aclnnStatus aclnn##Name##TensorGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, \
+							       uint64_t *ws, aclOpExecutor **x) {                      \
+		return binary_ws(OP, self, other, NULL, out, ws, x, "aclnn" #Name "Tensor");                           \
+	}                                                                                                          \
+	TWO_PHASE(Name##Tensor)                                                                                    \
+	EXPORT aclnnStatus aclnn##Name##ScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out, \
+							       uint64_t *ws, aclOpExecutor **x) {                      \
+		return scalar_ws(OPS, self, other, NULL, out, ws, x, "aclnn" #Name "Scalar");                          \
+	}                                                                                                          \
+	TWO_PHASE(Name##Scalar)
+
+static aclnnStatus scalar_ws(int op, const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out,
+			     uint64_t *ws, aclOpExecutor **x, const char *name);
+
+COMPARE(Eq, OP_EQ, OP_EQS)
+COMPARE(Ne, OP_NE, OP_NES)
+COMPARE(Lt, OP_LT, OP_LTS)
+COMPARE(Le, OP_LE, OP_LES)
+COMPARE(Gt, OP_GT, OP_GTS)
+COMPARE(Ge, OP_GE, OP_GES)
+
+EXPORT aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *cond, const aclTensor *self, const aclTensor *other, aclTensor *out,
+					       uint64_t *ws, aclOpExecutor **x) {
+	const aclTensor *ts[4] = {out, cond, self, other};
+	aclnnStatus e = new_exec(OP_WHERE, x, ws, ts, 4);
+	if (e) return e;
+	if (check_bcast(cond, out, "aclnnSWhere") || check_bcast(self, out, "aclnnSWhere") || check_bcast(other, out, "aclnnSWhere")) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	return 0;
+}
+TWO_PHASE(SWhere)
+
+EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclScalar *lo, const aclScalar *hi, aclTensor *out,
+					      uint64_t *ws, aclOpExecutor **x) {
+	if (!lo || lo->magic != SCALAR_MAGIC || !hi || hi->magic != SCALAR_MAGIC)
+		return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnClamp: a bound is not a live scalar");
+	const aclTensor *ts[2] = {out, self};
+	aclnnStatus e = new_exec(OP_CLAMP, x, ws, ts, 2);
+	if (e) return e;
+	if (check_same(self, out, "aclnnClamp")) {
+		drop_exec(*x);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	(*x)->s[0] = lo->v, (*x)->s[1] = hi->v;
+	return 0;
+}
+TWO_PHASE(Clamp)
 
 static aclnnStatus scalar_ws(int op, const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out,
 			     uint64_t *ws, aclOpExecutor **x, const char *name) {
@@ -1291,6 +1342,25 @@ static void run_op(aclOpExecutor *x) {
 			  : x->op == OP_DIV ? a / b
 			  : x->op == OP_MAXIMUM ? (isnan(a) || a > b ? a : b)
 			  : (isnan(a) || a < b ? a : b);
+			break;
+		}
+		case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
+			double a = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), b = load(x->t[2].dtype, at_bcast(&x->t[2], out, i));
+			v = x->op == OP_EQ ? a == b : x->op == OP_NE ? a != b : x->op == OP_LT ? a < b : x->op == OP_LE ? a <= b : x->op == OP_GT ? a > b : a >= b;
+			break;
+		}
+		case OP_EQS: case OP_NES: case OP_LTS: case OP_LES: case OP_GTS: case OP_GES: {
+			double a = load(x->t[1].dtype, at(&x->t[1], i)), b = x->s[0];
+			v = x->op == OP_EQS ? a == b : x->op == OP_NES ? a != b : x->op == OP_LTS ? a < b : x->op == OP_LES ? a <= b : x->op == OP_GTS ? a > b : a >= b;
+			break;
+		}
+		case OP_WHERE:
+			v = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)) != 0 ? load(x->t[2].dtype, at_bcast(&x->t[2], out, i))
+										 : load(x->t[3].dtype, at_bcast(&x->t[3], out, i));
+			break;
+		case OP_CLAMP: {
+			double a = load(x->t[1].dtype, at(&x->t[1], i));
+			v = isnan(a) ? a : fmin(fmax(a, x->s[0]), x->s[1]);
 			break;
 		}
 		case OP_ADDS: v = load(x->t[1].dtype, at(&x->t[1], i)) + x->s[1] * x->s[0]; break;

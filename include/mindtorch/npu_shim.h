@@ -85,6 +85,20 @@ enum {
 	MT_NPU_ZERO,                 /* self */
 	MT_NPU_GELU,                 /* out, a */
 	MT_NPU_ARGMAX,               /* out (int64), a; i[0] dim, flag keepdim */
+	MT_NPU_EQ,                   /* out (bool), a, b (and NE..GE) */
+	MT_NPU_NE,
+	MT_NPU_LT,
+	MT_NPU_LE,
+	MT_NPU_GT,
+	MT_NPU_GE,
+	MT_NPU_EQ_SCALAR,            /* out (bool), a; f[0] other (and NE..GE) */
+	MT_NPU_NE_SCALAR,
+	MT_NPU_LT_SCALAR,
+	MT_NPU_LE_SCALAR,
+	MT_NPU_GT_SCALAR,
+	MT_NPU_GE_SCALAR,
+	MT_NPU_WHERE,                /* out, cond, a, b */
+	MT_NPU_CLAMP,                /* out, a; f[0] min, f[1] max */
 	MT_NPU_NUM_OPS
 };
 

@@ -89,6 +89,25 @@ func init() {
 			return launch(c, n, nil, &c.Out[0], &c.In[0])
 		})
 	}
+	compare := map[kernel.OpID]int{kernel.OpEq: npushim.Eq, kernel.OpNe: npushim.Ne, kernel.OpLt: npushim.Lt,
+		kernel.OpLe: npushim.Le, kernel.OpGt: npushim.Gt, kernel.OpGe: npushim.Ge}
+	for op, n := range compare {
+		kernel.Register(op, device.NPU, func(c *kernel.Call) error {
+			if len(c.In) == 2 {
+				return launch(c, n, nil, &c.Out[0], &c.In[0], &c.In[1])
+			}
+			return launch(c, n+npushim.EqScalar-npushim.Eq, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0])
+		})
+	}
+	kernel.Register(kernel.OpWhere, device.NPU, func(c *kernel.Call) error {
+		return launch(c, npushim.Where, nil, &c.Out[0], &c.In[0], &c.In[1], &c.In[2])
+	})
+	kernel.Register(kernel.OpClamp, device.NPU, func(c *kernel.Call) error {
+		if c.Mode != 3 { // both bounds
+			return kernel.Errorf(kernel.ErrNotImplemented, "clamp with one bound is not on the NPU (use maximum or minimum)")
+		}
+		return launch(c, npushim.Clamp, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float(), c.Scalars[1].Float()}}, &c.Out[0], &c.In[0])
+	})
 	kernel.Register(kernel.OpArgmax, device.NPU, func(c *kernel.Call) error {
 		a := &npushim.Attrs{I: [npushim.MaxDims]int64{int64(c.Dim)}}
 		if c.KeepDim {

@@ -61,6 +61,15 @@ func TestOpsMatchCPU(t *testing.T) {
 		{"baddbmm", func(in ...*torch.Tensor) *torch.Tensor {
 			return torch.Baddbmm(in[2].Narrow(0, 0, 2), in[0].Reshape(2, 2, 6), in[1].Reshape(2, 6, 2), 1, 1)
 		}, []*torch.Tensor{a, b.Contiguous(), row}},
+		{"comparisons where", func(in ...*torch.Tensor) *torch.Tensor {
+			gt := in[0].Gt(in[1])
+			w := torch.Where(gt, in[0], in[1])
+			return w.Add(torch.Where(in[0].LtScalar(0), in[0], in[2])).Add(in[0].Eq(in[0]).ToDType(torch.Float32)).
+				Add(in[0].Ne(in[1]).ToDType(torch.Float32)).Add(in[0].Le(in[1]).ToDType(torch.Float32)).
+				Add(in[0].Ge(in[1]).ToDType(torch.Float32)).Add(in[0].Lt(in[1]).ToDType(torch.Float32)).
+				Add(in[0].EqScalar(0).ToDType(torch.Float32)).Add(in[0].GtScalar(0.1).ToDType(torch.Float32))
+		}, []*torch.Tensor{a, b, row}},
+		{"clamp", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Clamp(-0.5, 0.75) }, []*torch.Tensor{b}},
 		{"fill zero copy", func(in ...*torch.Tensor) *torch.Tensor {
 			z := torch.ZerosLike(in[0])
 			z.Narrow(1, 0, 2).Fill_(7)
