@@ -66,6 +66,8 @@ const (
 	GeScalar
 	Where
 	Clamp
+	Pow
+	PowScalar
 	NumOps
 )
 

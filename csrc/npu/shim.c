@@ -109,7 +109,7 @@ static const char *op_names[MT_NPU_NUM_OPS] = {
 	/* [?] the names and argument orders below follow torch_npu's use; not in the reference notes */
 	"aclnnEqTensor", "aclnnNeTensor", "aclnnLtTensor", "aclnnLeTensor", "aclnnGtTensor", "aclnnGeTensor",
 	"aclnnEqScalar", "aclnnNeScalar", "aclnnLtScalar", "aclnnLeScalar", "aclnnGtScalar", "aclnnGeScalar",
-	"aclnnSWhere", "aclnnClamp",
+	"aclnnSWhere", "aclnnClamp", "aclnnPowTensorTensor", "aclnnPowTensorScalar",
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -492,7 +492,7 @@ typedef aclnnStatus (*ws_t_t_t_t)(const aclTensor *, const aclTensor *, const ac
 
 static const int op_tensors[MT_NPU_NUM_OPS] = {
 	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1, 2, 2,
-	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 4, 2,
+	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 4, 2, 3, 2,
 };
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
@@ -582,6 +582,13 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 	case MT_NPU_EQ_SCALAR: case MT_NPU_NE_SCALAR: case MT_NPU_LT_SCALAR: case MT_NPU_LE_SCALAR: case MT_NPU_GT_SCALAR:
 	case MT_NPU_GE_SCALAR:
 		s[0] = scalar(a->f[0], ts[1].dtype);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_POW:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_POW_SCALAR:
+		s[0] = scalar(a->f[0], dt);
 		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_WHERE:

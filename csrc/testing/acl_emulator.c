@@ -643,6 +643,7 @@ enum op {
 	OP_TANH, OP_THRESHOLD_BACKWARD, OP_SOFTMAX, OP_LOG_SOFTMAX, OP_SOFTMAX_BACKWARD, OP_LOG_SOFTMAX_BACKWARD,
 	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM, OP_GELU,
 	OP_ARGMAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQS, OP_NES, OP_LTS, OP_LES, OP_GTS, OP_GES, OP_WHERE, OP_CLAMP,
+	OP_POW, OP_POWS,
 };
 
 typedef struct aclOpExecutor {
@@ -937,6 +938,18 @@ COMPARE(Lt, OP_LT, OP_LTS)
 COMPARE(Le, OP_LE, OP_LES)
 COMPARE(Gt, OP_GT, OP_GTS)
 COMPARE(Ge, OP_GE, OP_GES)
+
+EXPORT aclnnStatus aclnnPowTensorTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *exponent, aclTensor *out,
+							uint64_t *ws, aclOpExecutor **x) {
+	return binary_ws(OP_POW, self, exponent, NULL, out, ws, x, "aclnnPowTensorTensor");
+}
+TWO_PHASE(PowTensorTensor)
+
+EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *exponent, aclTensor *out,
+							uint64_t *ws, aclOpExecutor **x) {
+	return scalar_ws(OP_POWS, self, exponent, NULL, out, ws, x, "aclnnPowTensorScalar");
+}
+TWO_PHASE(PowTensorScalar)
 
 EXPORT aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *cond, const aclTensor *self, const aclTensor *other, aclTensor *out,
 					       uint64_t *ws, aclOpExecutor **x) {
@@ -1358,6 +1371,10 @@ static void run_op(aclOpExecutor *x) {
 			v = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)) != 0 ? load(x->t[2].dtype, at_bcast(&x->t[2], out, i))
 										 : load(x->t[3].dtype, at_bcast(&x->t[3], out, i));
 			break;
+		case OP_POW:
+			v = pow(load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), load(x->t[2].dtype, at_bcast(&x->t[2], out, i)));
+			break;
+		case OP_POWS: v = pow(load(x->t[1].dtype, at(&x->t[1], i)), x->s[0]); break;
 		case OP_CLAMP: {
 			double a = load(x->t[1].dtype, at(&x->t[1], i));
 			v = isnan(a) ? a : fmin(fmax(a, x->s[0]), x->s[1]);

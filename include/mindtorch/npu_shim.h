@@ -99,6 +99,8 @@ enum {
 	MT_NPU_GE_SCALAR,
 	MT_NPU_WHERE,                /* out, cond, a, b */
 	MT_NPU_CLAMP,                /* out, a; f[0] min, f[1] max */
+	MT_NPU_POW,                  /* out, a, exponent */
+	MT_NPU_POW_SCALAR,           /* out, a; f[0] exponent */
 	MT_NPU_NUM_OPS
 };
 

@@ -99,6 +99,15 @@ func init() {
 			return launch(c, n+npushim.EqScalar-npushim.Eq, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0])
 		})
 	}
+	kernel.Register(kernel.OpPow, device.NPU, func(c *kernel.Call) error {
+		if len(c.In) == 2 {
+			return launch(c, npushim.Pow, nil, &c.Out[0], &c.In[0], &c.In[1])
+		}
+		if c.Mode != 0 {
+			return kernel.Errorf(kernel.ErrNotImplemented, "this form of pow is not on the NPU")
+		}
+		return launch(c, npushim.PowScalar, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0])
+	})
 	kernel.Register(kernel.OpWhere, device.NPU, func(c *kernel.Call) error {
 		return launch(c, npushim.Where, nil, &c.Out[0], &c.In[0], &c.In[1], &c.In[2])
 	})

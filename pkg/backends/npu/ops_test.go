@@ -69,6 +69,7 @@ func TestOpsMatchCPU(t *testing.T) {
 				Add(in[0].Ge(in[1]).ToDType(torch.Float32)).Add(in[0].Lt(in[1]).ToDType(torch.Float32)).
 				Add(in[0].EqScalar(0).ToDType(torch.Float32)).Add(in[0].GtScalar(0.1).ToDType(torch.Float32))
 		}, []*torch.Tensor{a, b, row}},
+		{"pow", func(in ...*torch.Tensor) *torch.Tensor { return in[1].Pow(in[0]).Add(in[0].PowScalar(3)) }, []*torch.Tensor{a, pos}},
 		{"clamp", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Clamp(-0.5, 0.75) }, []*torch.Tensor{b}},
 		{"fill zero copy", func(in ...*torch.Tensor) *torch.Tensor {
 			z := torch.ZerosLike(in[0])
