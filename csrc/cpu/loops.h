@@ -7,6 +7,18 @@
 #include <stdint.h>
 #include "mindtorch/cpu_kernels.h"
 
+/* The kernels never read the floating-point exception flags, so the
+ * compiler may assume comparisons do not trap: that lets it vectorize
+ * loops with float comparisons and selects (clamps, NaN-aware maxima, the
+ * range reduction of mt_expf). Results are unchanged: NaN, infinities and
+ * signed zeros keep their IEEE meaning. (cgo does not accept the flag on
+ * the command line.) */
+#if defined(__clang__)
+#pragma clang fp exceptions(ignore)
+#elif defined(__GNUC__)
+#pragma GCC optimize("no-trapping-math")
+#endif
+
 typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_attrs *a);
 
 /* Every hot loop gets a copy per instruction set, chosen when the program

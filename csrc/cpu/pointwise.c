@@ -5,7 +5,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "loops.h"
+#include "loops.h" /* first: its pragma applies to fastexp.h too */
+#include "fastexp.h"
 
 static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];
 
@@ -95,7 +96,7 @@ static inline float mt_remainderf(float x, float y) {
 static inline double mt_sign(double x) { return (double)((0 < x) - (x < 0)); }
 static inline float mt_signf(float x) { return (float)((0 < x) - (x < 0)); }
 static inline double mt_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline float mt_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+static inline float mt_sigmoidf(float x) { return 1.0f / (1.0f + mt_expf(-x)); }
 static inline double mt_gelu(double x) { return 0.5 * x * (1.0 + erf(x * M_SQRT1_2)); }
 static inline float mt_geluf(float x) { return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2)); }
 static inline double mt_gelu_tanh(double x) {
@@ -196,7 +197,7 @@ I1(MT_ABS, abs, x < 0 ? -x : x)
 F1(MT_SIGN, sign, G(mt_sign, x))
 I1(MT_SIGN, sign, (0 < x) - (x < 0))
 B1(MT_SIGN, sign, x)
-F1(MT_EXP, exp, G(exp, x))
+F1(MT_EXP, exp, (sizeof(x) == sizeof(float) ? (__typeof__(x))mt_expf((float)(x)) : (__typeof__(x))exp((double)(x))))
 F1(MT_EXP2, exp2, G(exp2, x))
 F1(MT_EXPM1, expm1, G(expm1, x))
 F1(MT_LOG, log, G(log, x))

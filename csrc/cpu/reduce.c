@@ -11,7 +11,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "loops.h"
+#include "loops.h" /* first: its pragma applies to fastexp.h too */
+#include "fastexp.h"
+
+/* e^v in T: the vectorizable float exp for float, libm's for double. */
+#define MT_EXP_T(T, v) (sizeof(T) == sizeof(float) ? (T)mt_expf((float)(v)) : (T)exp((double)(v)))
 
 #define TILE 256
 #define LEAF 2048 /* elements summed directly before pairwise halving */
@@ -273,9 +277,45 @@ REDUCE_TYPE(int64_t, i64, MT_I64, int64_t, 0)
   }                                                                            \
   RREG(MT_R_LOGSUMEXP, DT, logsumexp_##S)                                      \
   /* softmax and log_softmax: subtract the max, exponentiate, normalise. */     \
-  static int softmax_any_##S(const T *x_all, int64_t r, int64_t inner,         \
+  MT_CLONES static int softmax_any_##S(const T *x_all, int64_t r, int64_t inner, \
                              int64_t nc_all, T *out_all, int logs) {           \
     const T *g_all = 0;                                                        \
+    if (inner == 1 && nc_all == 1) { /* one contiguous row: vectorized */      \
+      T lane[16];                                                              \
+      int nan = 0;                                                             \
+      for (int q = 0; q < 16; q++) lane[q] = x_all[0];                          \
+      int64_t k0 = 0;                                                          \
+      for (; k0 + 16 <= r; k0 += 16)                                           \
+        for (int q = 0; q < 16; q++) {                                         \
+          T v = x_all[k0 + q];                                                 \
+          lane[q] = v > lane[q] ? v : lane[q];                                 \
+          nan |= ISNAN(v);                                                     \
+        }                                                                      \
+      T m = lane[0];                                                           \
+      for (int q = 1; q < 16; q++) m = lane[q] > m ? lane[q] : m;              \
+      for (; k0 < r; k0++) {                                                   \
+        m = x_all[k0] > m ? x_all[k0] : m;                                     \
+        nan |= ISNAN(x_all[k0]);                                               \
+      }                                                                        \
+      if (nan) m = (T)NAN; /* a NaN in the row makes the row NaN */            \
+      for (int64_t k = 0; k < r; k++) out_all[k] = MT_EXP_T(T, x_all[k] - m);  \
+      double p[8] = {0};                                                       \
+      int64_t k = 0;                                                           \
+      for (; k + 8 <= r; k += 8)                                               \
+        for (int q = 0; q < 8; q++) p[q] += out_all[k + q];                    \
+      double s = 0;                                                            \
+      for (; k < r; k++) s += out_all[k];                                      \
+      for (int q = 0; q < 8; q++) s += p[q];                                   \
+      if (logs) {                                                              \
+        double ls = log(s);                                                    \
+        for (int64_t q = 0; q < r; q++)                                        \
+          out_all[q] = (T)((T)(x_all[q] - m) - ls);                            \
+      } else {                                                                 \
+        T inv = (T)(1 / s);                                                    \
+        for (int64_t q = 0; q < r; q++) out_all[q] *= inv;                     \
+      }                                                                        \
+      return 0;                                                                \
+    }                                                                          \
     TILES(                                                                     \
       T *out = out_all + c0; T m[TILE]; double s[TILE];                        \
       for (int64_t j = 0; j < nc; j++) { m[j] = x[j]; s[j] = 0; }              \
@@ -286,7 +326,7 @@ REDUCE_TYPE(int64_t, i64, MT_I64, int64_t, 0)
         }                                                                      \
       for (int64_t k = 0; k < r; k++)                                          \
         for (int64_t j = 0; j < nc; j++) {                                     \
-          T e = (T)exp((double)(x[k * inner + j] - m[j]));                     \
+          T e = MT_EXP_T(T, x[k * inner + j] - m[j]);                          \
           s[j] += e;                                                           \
           if (!logs) out[k * inner + j] = e;                                   \
         }                                                                      \

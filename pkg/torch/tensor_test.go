@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -209,5 +210,30 @@ func TestUseAfterReleaseIsAnError(t *testing.T) {
 		if _, err := x.Sum().Item(); err == nil {
 			t.Errorf("n=%d: Item of a released tensor succeeded", n)
 		}
+	}
+}
+
+// TestExpFloat32Accuracy checks the vectorized float32 exp (and softmax,
+// which uses it) against float64 over the whole normal range.
+func TestExpFloat32Accuracy(t *testing.T) {
+	x := torch.Linspace(-87, 88.7, 200001)
+	got, _ := torch.ToSlice[float32](x.Exp())
+	want, _ := torch.ToSlice[float64](x.ToDType(torch.Float64).Exp())
+	worst := 0.0
+	for i := range want {
+		worst = max(worst, math.Abs(float64(got[i])-want[i])/want[i])
+	}
+	if worst > 2.4e-7 { // two float32 ulps
+		t.Errorf("largest relative error %g", worst)
+	}
+	special, _ := torch.ToSlice[float32](torch.FromSlice([]float32{float32(math.Inf(-1)), float32(math.Inf(1)),
+		float32(math.NaN()), 0, 89, -104}).Exp())
+	if special[0] != 0 || !math.IsInf(float64(special[1]), 1) || !math.IsNaN(float64(special[2])) || special[3] != 1 ||
+		!math.IsInf(float64(special[4]), 1) || special[5] != 0 {
+		t.Errorf("exp of -inf, inf, NaN, 0, 89, -104: %v", special)
+	}
+	row, _ := torch.ToSlice[float32](torch.FromSlice([]float32{1, float32(math.NaN()), 2}).Reshape(1, 3).Softmax(1))
+	if !math.IsNaN(float64(row[0])) || !math.IsNaN(float64(row[2])) {
+		t.Errorf("softmax of a row with NaN: %v", row)
 	}
 }
