@@ -893,29 +893,19 @@ EXPORT aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTens
 }
 TWO_PHASE(Sub)
 
-EXPORT aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
-					    aclOpExecutor **x) {
-	return binary_ws(OP_MUL, self, other, NULL, out, ws, x, "aclnnMul");
-}
-TWO_PHASE(Mul)
+/* The ops (self, other, out): out = self op other, broadcasting. */
+#define BINARY(Name, OP)                                                                                           \
+	EXPORT aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,  \
+							  uint64_t *ws, aclOpExecutor **x) {                           \
+		return binary_ws(OP, self, other, NULL, out, ws, x, "aclnn" #Name);                                    \
+	}                                                                                                          \
+	TWO_PHASE(Name)
 
-EXPORT aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
-					    aclOpExecutor **x) {
-	return binary_ws(OP_DIV, self, other, NULL, out, ws, x, "aclnnDiv");
-}
-TWO_PHASE(Div)
-
-EXPORT aclnnStatus aclnnMaximumGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
-						aclOpExecutor **x) {
-	return binary_ws(OP_MAXIMUM, self, other, NULL, out, ws, x, "aclnnMaximum");
-}
-TWO_PHASE(Maximum)
-
-EXPORT aclnnStatus aclnnMinimumGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *ws,
-						aclOpExecutor **x) {
-	return binary_ws(OP_MINIMUM, self, other, NULL, out, ws, x, "aclnnMinimum");
-}
-TWO_PHASE(Minimum)
+BINARY(Mul, OP_MUL)
+BINARY(Div, OP_DIV)
+BINARY(Maximum, OP_MAXIMUM)
+BINARY(Minimum, OP_MINIMUM)
+BINARY(PowTensorTensor, OP_POW)
 
 #define COMPARE(Name, OP, OPS)                                                                                     \
 	EXPORT aclnnStatus aclnn##Name##TensorGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, \
@@ -938,12 +928,6 @@ COMPARE(Lt, OP_LT, OP_LTS)
 COMPARE(Le, OP_LE, OP_LES)
 COMPARE(Gt, OP_GT, OP_GTS)
 COMPARE(Ge, OP_GE, OP_GES)
-
-EXPORT aclnnStatus aclnnPowTensorTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *exponent, aclTensor *out,
-							uint64_t *ws, aclOpExecutor **x) {
-	return binary_ws(OP_POW, self, exponent, NULL, out, ws, x, "aclnnPowTensorTensor");
-}
-TWO_PHASE(PowTensorTensor)
 
 EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const aclTensor *self, const aclScalar *exponent, aclTensor *out,
 							uint64_t *ws, aclOpExecutor **x) {

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"slices"
+
 	"errors"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -93,7 +95,7 @@ func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
 	}
 	ls, ts := logp.Shape(), target.Shape()
 	batched := len(ls) >= 2
-	if len(ls) == 0 || (batched && (len(ts) != len(ls)-1 || ts[0] != ls[0] || !equalShape(ts[1:], ls[2:]))) ||
+	if len(ls) == 0 || (batched && (len(ts) != len(ls)-1 || ts[0] != ls[0] || !slices.Equal(ts[1:], ls[2:]))) ||
 		(!batched && len(ts) != 0) {
 		return torch.Failed(torch.NewError("nll_loss", torch.ErrShape, ins,
 			"Expected input batch_size (%d) to match target batch_size (%d).", dimOr(ls, 0), dimOr(ts, 0)))
@@ -151,12 +153,7 @@ func CrossEntropy(logits, target *torch.Tensor, opts ...LossOption) *torch.Tenso
 	valid := target.NeScalar(c.ignoreIndex)
 	lp := logp
 	if c.weight != nil {
-		shape := make([]int, logp.Dim())
-		for i := range shape {
-			shape[i] = 1
-		}
-		shape[dim] = classes
-		lp = lp.Mul(c.weight.View(shape...))
+		lp = lp.Mul(classWeights(c.weight, logp.Dim(), dim))
 	}
 	smooth := lp.Sum(dim).Neg().Mul(valid.ToDType(lp.DType()))
 	switch c.reduction {
@@ -175,7 +172,7 @@ func CrossEntropy(logits, target *torch.Tensor, opts ...LossOption) *torch.Tenso
 
 // softCrossEntropy is the cross-entropy with class probabilities.
 func (c *lossConfig) softCrossEntropy(logp, target *torch.Tensor, dim int) *torch.Tensor {
-	if !equalShape(logp.Shape(), target.Shape()) {
+	if !slices.Equal(logp.Shape(), target.Shape()) {
 		return torch.Failed(torch.NewError("cross_entropy", torch.ErrShape, []*torch.Tensor{logp, target},
 			"Expected target size %v, got %v", logp.Shape(), target.Shape()))
 	}
@@ -185,12 +182,7 @@ func (c *lossConfig) softCrossEntropy(logp, target *torch.Tensor, dim int) *torc
 	}
 	prod := logp.Mul(target)
 	if c.weight != nil {
-		shape := make([]int, logp.Dim())
-		for i := range shape {
-			shape[i] = 1
-		}
-		shape[dim] = classes
-		prod = prod.Mul(c.weight.View(shape...))
+		prod = prod.Mul(classWeights(c.weight, logp.Dim(), dim))
 	}
 	l := prod.Sum(dim).Neg()
 	if c.reduction == Mean && logp.Dim() > 1 {
@@ -256,6 +248,16 @@ func BCEWithLogits(x, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
 		l = l.Mul(c.weight)
 	}
 	return c.reduce(l)
+}
+
+// classWeights views the per-class weights w along dim of an ndim tensor.
+func classWeights(w *torch.Tensor, ndim, dim int) *torch.Tensor {
+	shape := make([]int, ndim)
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[dim] = w.Numel()
+	return w.View(shape...)
 }
 
 func firstErr(ts ...*torch.Tensor) error {

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -92,7 +93,7 @@ func LoadStateDict(m Module, sd map[string]*torch.Tensor) error {
 		if err := src.Err(); err != nil {
 			return fmt.Errorf("load_state_dict: %s: %w", p.Name, err)
 		}
-		if !equalShape(src.Shape(), p.Tensor.Shape()) {
+		if !slices.Equal(src.Shape(), p.Tensor.Shape()) {
 			mismatched = append(mismatched, fmt.Sprintf("size mismatch for %s: copying a param with shape %v from checkpoint, "+
 				"the shape in current model is %v.", p.Name, src.Shape(), p.Tensor.Shape()))
 		}
@@ -135,16 +136,4 @@ func (e *StateDictError) Error() string {
 		msg += " " + m
 	}
 	return msg
-}
-
-func equalShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,10 @@
 package nn
 
-import "github.com/mindtorch/mindtorch/pkg/torch"
+import (
+	"slices"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
 
 // LayerNorm normalises the last dims of its input to mean 0 and variance 1
 // (biased), then scales by Weight and shifts by Bias, as torch.nn.LayerNorm.
@@ -23,7 +27,7 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 		return x
 	}
 	n, s := len(l.Shape), x.Shape()
-	if len(s) < n || !equalShape(s[len(s)-n:], l.Shape) {
+	if len(s) < n || !slices.Equal(s[len(s)-n:], l.Shape) {
 		return torch.Failed(torch.NewError("layer_norm", torch.ErrShape, []*torch.Tensor{x},
 			"Given normalized_shape=%v, expected input with shape [*, %v], but got input of size%v", l.Shape, l.Shape, s))
 	}
