@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mindtorch/mindtorch/pkg/nn"
+	"github.com/mindtorch/mindtorch/pkg/optim"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -119,6 +120,45 @@ func TestCreationOnNPU(t *testing.T) {
 		back, err := c[1].To("cpu")
 		if err != nil || !torch.Equal(back, c[0]) {
 			t.Errorf("%s: %v on the NPU, %v on the CPU (%v)", name, back, c[0], err)
+		}
+	}
+	settle(t)
+}
+
+// TestNNAndAdamOnNPU trains an nn model with cross-entropy and Adam on the
+// NPU and on the CPU from the same seed: the losses agree.
+func TestNNAndAdamOnNPU(t *testing.T) {
+	run := func(dev string) []float64 {
+		torch.ManualSeed(21)
+		model := nn.NewSequential(nn.NewLinear(6, 12, torch.WithDevice(dev)), nn.ReLU(), nn.NewLinear(12, 3, torch.WithDevice(dev)))
+		opt, err := optim.NewAdam(nn.Parameters(model), optim.AdamConfig{LR: 0.01, WeightDecay: 1e-3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := torch.Randn([]int{16, 6}).To(dev)
+		y, _ := torch.Randint(0, 3, []int{16}).To(dev)
+		var losses []float64
+		for range 20 {
+			opt.ZeroGrad()
+			loss := nn.CrossEntropy(model.Forward(x), y, nn.WithLabelSmoothing(0.1))
+			if err := loss.Backward(); err != nil {
+				t.Fatalf("%s: %v", dev, err)
+			}
+			if err := opt.Step(); err != nil {
+				t.Fatalf("%s: %v", dev, err)
+			}
+			v, err := loss.Item()
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, v)
+		}
+		return losses
+	}
+	cpu, dev := run("cpu"), run("npu")
+	for i := range cpu {
+		if math.Abs(dev[i]-cpu[i]) > 1e-5*math.Abs(cpu[i]) {
+			t.Errorf("step %d: %.8g on the NPU, %.8g on the CPU", i, dev[i], cpu[i])
 		}
 	}
 	settle(t)
