@@ -21,8 +21,9 @@ test: setup
 	# memory poisoned: no kernel may expect new memory to hold zeros.
 	MINDTORCH_CPU_CACHE_DEBUG=1 $(GO) test -count=1 ./pkg/backends/cpu ./pkg/torch
 
+# make demo DEMO_FLAGS="-device npu -epochs 50" on an Ascend host.
 demo: setup
-	$(GO) run ./cmd/demo
+	$(GO) run ./cmd/demo $(DEMO_FLAGS)
 
 bench: setup
 	sh scripts/bench.sh

@@ -6,6 +6,7 @@
 // trained on.
 //
 //	go run ./cmd/demo                  # on the CPU
+//	go run ./cmd/demo -device npu      # on an Ascend NPU (CANN installed)
 //	go run ./cmd/demo -epochs 50 -seed 7
 package main
 
@@ -60,16 +61,9 @@ func run(path, dev string, epochs int, seed uint64) (float64, error) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	order := rng.Perm(n)
 	nTest := n / 5
-	trainX, trainY := subset(images, labels, order[nTest:])
 	testX, testY := subset(images, labels, order[:nTest])
 	fmt.Printf("digits: %d images of 8x8 pixels, %d for training, %d held out\n", n, n-nTest, nTest)
 
-	if trainX, err = trainX.To(dev); err != nil {
-		return 0, err
-	}
-	if trainY, err = trainY.To(dev); err != nil {
-		return 0, err
-	}
 	torch.ManualSeed(seed)
 	model := nn.NewSequential(nn.NewLinear(64, 128, torch.WithDevice(dev)), nn.ReLU(), nn.NewLinear(128, 10, torch.WithDevice(dev)))
 	opt, err := optim.NewAdam(nn.Parameters(model), optim.AdamConfig{LR: 3e-3})
@@ -82,20 +76,20 @@ func run(path, dev string, epochs int, seed uint64) (float64, error) {
 	const batch = 64
 	nTrain := n - nTest
 	for epoch := 1; epoch <= epochs; epoch++ {
-		perm := rng.Perm(nTrain)
+		// Shuffle on the host and move the epoch's data to the device once;
+		// batches are then views of it.
+		x, y := subset(images, labels, shuffled(rng, order[nTest:]))
+		if x, err = x.To(dev); err != nil {
+			return 0, err
+		}
+		if y, err = y.To(dev); err != nil {
+			return 0, err
+		}
 		var total float64
 		for at := 0; at < nTrain; at += batch {
-			idx := make([]int64, 0, batch)
-			for _, i := range perm[at:min(at+batch, nTrain)] {
-				idx = append(idx, int64(i))
-			}
-			rows, err := torch.FromSlice(idx).To(dev)
-			if err != nil {
-				return 0, err
-			}
-			x, y := trainX.IndexSelect(0, rows), trainY.IndexSelect(0, rows)
+			n := min(batch, nTrain-at)
 			opt.ZeroGrad()
-			loss := nn.CrossEntropy(model.Forward(x), y)
+			loss := nn.CrossEntropy(model.Forward(x.Narrow(0, at, n)), y.Narrow(0, at, n))
 			if err := loss.Backward(); err != nil {
 				return 0, err
 			}
@@ -106,15 +100,17 @@ func run(path, dev string, epochs int, seed uint64) (float64, error) {
 			if err != nil {
 				return 0, err
 			}
-			total += v * float64(len(idx))
+			total += v * float64(n)
 		}
 		if epoch == 1 || epoch%5 == 0 || epoch == epochs {
-			acc, err := accuracy(model, trainX, trainY)
+			acc, err := accuracy(model, x, y)
 			if err != nil {
 				return 0, err
 			}
 			fmt.Printf("epoch %3d  loss %.4f  train accuracy %.1f%%\n", epoch, total/float64(nTrain), 100*acc)
 		}
+		x.Release()
+		y.Release()
 	}
 	elapsed := time.Since(start)
 	if testX, err = testX.To(dev); err != nil {
@@ -141,9 +137,16 @@ func accuracy(model nn.Module, x, y *torch.Tensor) (float64, error) {
 	var err error
 	torch.NoGrad(func() {
 		pred := model.Forward(x).ArgmaxDim(1, false)
-		right, err = pred.Eq(y).Sum().Item()
+		right, err = pred.Eq(y).ToDType(torch.Float32).Sum().Item()
 	})
 	return right / float64(y.Shape()[0]), err
+}
+
+// shuffled returns idx in a random order.
+func shuffled(rng *rand.Rand, idx []int) []int {
+	out := append([]int(nil), idx...)
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 // subset returns the images and labels at rows idx as tensors.
