@@ -124,6 +124,7 @@ type StateDictError struct {
 	Missing, Unexpected, Mismatched []string
 }
 
+// Error lists the problems as PyTorch's load_state_dict does.
 func (e *StateDictError) Error() string {
 	msg := "Error(s) in loading state_dict:"
 	if len(e.Missing) > 0 {

@@ -62,6 +62,7 @@ type Error struct {
 	Detail string
 }
 
+// Error is "safetensors: <path>: <detail>".
 func (e *Error) Error() string { return "safetensors: " + e.Path + ": " + e.Detail }
 
 // Open maps the file at path privately (copy-on-write: writes into its

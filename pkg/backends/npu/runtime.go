@@ -133,6 +133,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error names the CANN status code; the message is in the OpError around it.
 func (e *Error) Error() string { return fmt.Sprintf("CANN status %d", e.Code) }
 
 // statusError turns a shim status into an error of the right kind.
