@@ -27,25 +27,11 @@ type Options struct {
 // With opt.Capture it returns the captured gradients (nil where none
 // arrived).
 func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
-	deps := countDependencies(roots)
-	buffers := make(map[*Node][]Value, len(deps))
-	add := func(e Edge, g Value) error {
-		buf := buffers[e.Node]
-		if buf == nil {
-			buf = make([]Value, e.Node.outputs)
-			buffers[e.Node] = buf
-		}
-		if buf[e.Slot] == nil {
-			buf[e.Slot] = g
-			return nil
-		}
-		sum, err := opt.Add(buf[e.Slot], g)
-		buf[e.Slot] = sum
-		return err
-	}
+	var p pass
+	p.count(roots)
 	for i, r := range roots {
 		if r.Node != nil && grads[i] != nil {
-			if err := add(r, grads[i]); err != nil {
+			if err := p.add(r, grads[i], opt.Add); err != nil {
 				return nil, err
 			}
 		}
@@ -61,18 +47,21 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 	}
 
 	var ready []*Node
-	seen := map[*Node]bool{}
 	for _, r := range roots {
-		if r.Node != nil && deps[r.Node] == 0 && !seen[r.Node] {
-			seen[r.Node] = true
+		if r.Node == nil {
+			continue
+		}
+		if st := p.state(r.Node); st.deps == 0 && !st.queued {
+			st.queued = true
 			ready = append(ready, r.Node)
 		}
 	}
 	for len(ready) > 0 {
 		n := ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
-		in := buffers[n]
-		delete(buffers, n)
+		st := p.state(n)
+		in := st.buf
+		st.buf = nil
 		if in == nil {
 			in = make([]Value, n.outputs)
 		}
@@ -86,16 +75,81 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 				continue
 			}
 			if i < len(outs) && outs[i] != nil {
-				if err := add(e, outs[i]); err != nil {
+				if err := p.add(e, outs[i], opt.Add); err != nil {
 					return nil, err
 				}
 			}
-			if deps[e.Node]--; deps[e.Node] == 0 {
+			next := p.state(e.Node)
+			if next.deps--; next.deps == 0 {
 				ready = append(ready, e.Node)
 			}
 		}
 	}
 	return captured, nil
+}
+
+// pass is one backward pass's bookkeeping: for every node reachable from
+// the roots, the edges into it not yet run and the gradients it received.
+type pass struct {
+	index  map[*Node]int
+	states []nodeState
+}
+
+type nodeState struct {
+	deps   int
+	buf    []Value
+	queued bool
+}
+
+// state is the bookkeeping of n, which must be reachable from the roots.
+func (p *pass) state(n *Node) *nodeState { return &p.states[p.index[n]] }
+
+// count numbers the nodes reachable from roots and counts the edges into
+// each (an explicit stack: no recursion).
+func (p *pass) count(roots []Edge) {
+	p.index = map[*Node]int{}
+	var stack []*Node
+	visit := func(n *Node) {
+		if _, ok := p.index[n]; !ok {
+			p.index[n] = len(p.index)
+			stack = append(stack, n)
+		}
+	}
+	for _, r := range roots {
+		if r.Node != nil {
+			visit(r.Node)
+		}
+	}
+	var edges []*Node
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range n.next {
+			if e.Node != nil {
+				visit(e.Node)
+				edges = append(edges, e.Node)
+			}
+		}
+	}
+	p.states = make([]nodeState, len(p.index))
+	for _, n := range edges {
+		p.states[p.index[n]].deps++
+	}
+}
+
+// add sums gradient g into output e.Slot of e.Node.
+func (p *pass) add(e Edge, g Value, sum func(a, b Value) (Value, error)) error {
+	st := p.state(e.Node)
+	if st.buf == nil {
+		st.buf = make([]Value, e.Node.outputs)
+	}
+	if st.buf[e.Slot] == nil {
+		st.buf[e.Slot] = g
+		return nil
+	}
+	v, err := sum(st.buf[e.Slot], g)
+	st.buf[e.Slot] = v
+	return err
 }
 
 // run applies node n to the gradients of its outputs.
@@ -127,33 +181,4 @@ func run(n *Node, in []Value, capture map[Edge]int, captured []Value, opt Option
 		n.release()
 	}
 	return outs, nil
-}
-
-// countDependencies counts, for every node reachable from roots, the edges
-// that lead into it.
-func countDependencies(roots []Edge) map[*Node]int {
-	deps := map[*Node]int{}
-	visited := map[*Node]bool{}
-	var stack []*Node
-	for _, r := range roots {
-		if r.Node != nil && !visited[r.Node] {
-			visited[r.Node] = true
-			stack = append(stack, r.Node)
-		}
-	}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, e := range n.next {
-			if e.Node == nil {
-				continue
-			}
-			deps[e.Node]++
-			if !visited[e.Node] {
-				visited[e.Node] = true
-				stack = append(stack, e.Node)
-			}
-		}
-	}
-	return deps
 }

@@ -1,6 +1,10 @@
 package torch
 
 import (
+	"github.com/mindtorch/mindtorch/pkg/device"
+
+	"unsafe"
+
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 )
@@ -210,7 +214,7 @@ func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
 		if t.Numel() != 1 {
 			return nil, t.opError("backward", ErrAutograd, "grad can be implicitly created only for scalar outputs")
 		}
-		return OnesLike(t), nil
+		return onesFor(t), nil
 	}
 	if g.err != nil {
 		return nil, g.err
@@ -220,6 +224,21 @@ func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
 			i, kernel.ShapeString(g.shape), i, kernel.ShapeString(t.shape))
 	}
 	return g, nil
+}
+
+// onesFor is a tensor of ones shaped like t: on the CPU in float32 or
+// float64 written directly (the root gradient of every backward pass of a
+// scalar), else OnesLike.
+func onesFor(t *Tensor) *Tensor {
+	if t.Device().Type != device.CPU || (t.dtype != Float32 && t.dtype != Float64) {
+		return OnesLike(t)
+	}
+	if t.dtype == Float32 {
+		b := []float32{1}
+		return wrapHost(unsafe.Pointer(&b[0]), 4, Float32, t.shape)
+	}
+	b := []float64{1}
+	return wrapHost(unsafe.Pointer(&b[0]), 8, Float64, t.shape)
 }
 
 func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Options {
