@@ -409,6 +409,12 @@ func TestInPlaceAfterUseNeedsSavedValue(t *testing.T) {
 		t.Errorf("add does not read its inputs: %v", err)
 	}
 	y = x.MulScalar(2)
+	z = y.Sum().Add(y.Mean())
+	y.AddScalar_(5)
+	if err := z.Backward(); err != nil {
+		t.Errorf("sum and mean do not read their input: %v", err)
+	}
+	y = x.MulScalar(2)
 	z = y.Mul(x).Sum()
 	y.AddScalar_(5)
 	if err := z.Backward(); err == nil || !strings.Contains(err.Error(), "modified by an inplace operation") {

@@ -47,7 +47,15 @@ func (r reduction) record(t, y *Tensor) {
 	for _, d := range dims {
 		count *= t.shape[d]
 	}
-	sx, sy := save(t), saveOutput(y)
+	// Save only what the derivative reads, as PyTorch: sum and mean read
+	// neither input nor output, so writing into them later is no error.
+	var sx, sy saved
+	if r.op != kernel.OpSum && r.op != kernel.OpMean {
+		sx = save(t)
+		if r.op != kernel.OpVar {
+			sy = saveOutput(y)
+		}
+	}
 	back := func(g *Tensor) *Tensor { return expandBack(g, t, dims, r.keepDim) }
 	var name string
 	var fn func(g, x, y *Tensor) *Tensor
