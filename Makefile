@@ -39,7 +39,7 @@ golden:
 
 # On an Ascend host with CANN installed: the NPU tests against the real device.
 test-npu: setup
-	MINDTORCH_NPU_REAL=1 $(GO) test -count=1 ./pkg/backends/npu/... ./pkg/torch/...
+	MINDTORCH_NPU_REAL=1 $(GO) test -count=1 ./pkg/backends/npu/... ./cmd/demo/...
 
 docker-ascend:
 	docker build -f Dockerfile.ascend -t mindtorch-ascend .
