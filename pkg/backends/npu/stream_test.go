@@ -106,8 +106,9 @@ func TestCurrentDevice(t *testing.T) {
 	if npu.CurrentDevice() != 0 {
 		t.Fatalf("current device %d", npu.CurrentDevice())
 	}
-	if err := npu.SetDevice(1); err == nil || !strings.Contains(err.Error(), "npu:1 does not exist") {
-		t.Errorf("SetDevice(1) with one device: %v", err)
+	missing := npu.DeviceCount()
+	if err := npu.SetDevice(missing); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("npu:%d does not exist", missing)) {
+		t.Errorf("SetDevice(%d): %v", missing, err)
 	}
 	ran := false
 	if err := npu.UseDevice(0, func() {
@@ -118,8 +119,8 @@ func TestCurrentDevice(t *testing.T) {
 	}); err != nil || !ran {
 		t.Errorf("UseDevice: %v", err)
 	}
-	if err := npu.UseDevice(4, func() { t.Error("ran on a missing device") }); err == nil {
-		t.Error("UseDevice(4) accepted")
+	if err := npu.UseDevice(missing, func() { t.Error("ran on a missing device") }); err == nil {
+		t.Error("UseDevice of a missing device accepted")
 	}
 }
 
