@@ -3,7 +3,6 @@ package torch_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,7 +288,8 @@ func openDir(t *testing.T) string {
 	return dir
 }
 
-// child runs this test binary again as a helper (see TestStorageChildProcess).
+// child runs this test binary again as the other process of a test
+// (TestMain hands it to storageChild).
 func child(t *testing.T, role, arg string, cred *syscall.Credential, files ...*os.File) (string, error) {
 	t.Helper()
 	bin := os.Args[0]
@@ -303,7 +303,7 @@ func child(t *testing.T, role, arg string, cred *syscall.Credential, files ...*o
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "-test.run=^TestStorageChildProcess$")
+	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "MINDTORCH_STORAGE_CHILD="+role, "MINDTORCH_STORAGE_ARG="+arg)
 	cmd.ExtraFiles = files
 	if cred != nil {
@@ -311,32 +311,6 @@ func child(t *testing.T, role, arg string, cred *syscall.Credential, files ...*o
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
-}
-
-// TestStorageChildProcess is the other process of the cross-process tests:
-// it does nothing unless a test started it with MINDTORCH_STORAGE_CHILD.
-func TestStorageChildProcess(t *testing.T) {
-	arg := os.Getenv("MINDTORCH_STORAGE_ARG")
-	switch os.Getenv("MINDTORCH_STORAGE_CHILD") {
-	case "":
-		return
-	case "permission":
-		_, err := torch.UntypedStorageFromFile(arg, true, 0)
-		fmt.Println("child:", err)
-	case "writer": // fd 3 is the shared memory; arg its size
-		n, _ := strconv.Atoi(arg)
-		u, err := torch.OpenSharedStorage(3, n)
-		if err != nil {
-			fmt.Println("child:", err)
-			os.Exit(2)
-		}
-		x := torch.FromStorage(torch.NewTypedStorage(u, torch.Float32), 0, []int{n / 4}, nil)
-		if err := x.MulScalar_(10).AddScalar_(1).Err(); err != nil {
-			fmt.Println("child:", err)
-			os.Exit(2)
-		}
-		u.Release()
-	}
 }
 
 func TestShareMemoryAcrossProcesses(t *testing.T) {

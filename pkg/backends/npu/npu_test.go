@@ -15,18 +15,71 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
+// TestMain builds the CANN emulator and runs the tests; in a child process
+// that a test started (MINDTORCH_NPU_CHILD set) it runs that child's part
+// instead, with the libraries the parent chose.
 func TestMain(m *testing.M) {
-	if os.Getenv("MINDTORCH_NPU_CHILD") == "" {
-		cleanup, err := npuemu.Setup()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		code := m.Run()
-		cleanup()
-		os.Exit(code)
+	if role := os.Getenv("MINDTORCH_NPU_CHILD"); role != "" {
+		children[role]()
+		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	cleanup, err := npuemu.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// children are the parts of the tests that run in a child process: each
+// prints what the parent checks.
+var children = map[string]func(){
+	// what the NPU says with the libraries in MINDTORCH_NPU_LIB_DIR
+	"report": func() {
+		ok, missing := npu.SymbolsOK()
+		fmt.Printf("available=%v reason=%s\nsymbols_ok=%v missing=%v\n", npu.IsAvailable(), npu.UnavailableReason(), ok, missing)
+		x, err := torch.Ones([]int{2}).To("npu")
+		fmt.Printf("to=%v\n", err)
+		if err == nil {
+			fmt.Printf("softmax=%v\nexp=%v\n", x.Softmax(0).Err(), x.Exp().Err())
+		}
+	},
+	// how many executors wait in the queue after two ops
+	"blocking": func() {
+		x := torch.Ones([]int{8}, torch.WithDevice("npu")).Exp()
+		c, _ := npushim.Counters()
+		fmt.Printf("queued=%d err=%v\n", c.Executors, x.Err())
+	},
+	// tensors on two devices
+	"two": func() {
+		x, err := torch.Arange(4, torch.WithDType(torch.Float32)).To("npu:1")
+		if err != nil {
+			fmt.Println("to:", err)
+			return
+		}
+		y, err := x.AddScalar(1).To("npu:0")
+		if err != nil {
+			fmt.Println("across:", err)
+			return
+		}
+		v, _ := torch.ToSlice[float32](y.MulScalar(2))
+		fmt.Printf("devices=%d on=%v %v values=%v\n", npu.DeviceCount(), x.Device(), y.Device(), v)
+		fmt.Println("mixed:", x.Add(y).Err())
+	},
+}
+
+// runChild runs this test binary as a child in role with extra environment.
+func runChild(t *testing.T, role string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(append(os.Environ(), "MINDTORCH_NPU_CHILD="+role), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child %s: %v: %s", role, err, out)
+	}
+	return string(out)
 }
 
 // settle waits for the device and checks that nothing leaked: no live
@@ -72,16 +125,6 @@ func TestAvailableWithEmulator(t *testing.T) {
 // or symbols missing: the NPU must say it is unavailable and why, or report
 // the missing op when it is used.
 func TestMissingLibrariesAndSymbols(t *testing.T) {
-	if os.Getenv("MINDTORCH_NPU_CHILD") == "1" {
-		ok, missing := npu.SymbolsOK()
-		fmt.Printf("available=%v reason=%s\nsymbols_ok=%v missing=%v\n", npu.IsAvailable(), npu.UnavailableReason(), ok, missing)
-		x, err := torch.Ones([]int{2}).To("npu")
-		fmt.Printf("to=%v\n", err)
-		if err == nil {
-			fmt.Printf("softmax=%v\nexp=%v\n", x.Softmax(0).Err(), x.Exp().Err())
-		}
-		return
-	}
 	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
 		t.Skip("real CANN is installed here")
 	}
@@ -109,14 +152,9 @@ func TestMissingLibrariesAndSymbols(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestMissingLibrariesAndSymbols$", "-test.v")
-			cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=1", "MINDTORCH_NPU_LIB_DIR="+c.dir)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("%v: %s", err, out)
-			}
+			out := runChild(t, "report", "MINDTORCH_NPU_LIB_DIR="+c.dir)
 			for _, w := range c.want {
-				if !strings.Contains(string(out), w) {
+				if !strings.Contains(out, w) {
 					t.Errorf("the child did not say %q:\n%s", w, out)
 				}
 			}

@@ -2,8 +2,6 @@ package npu_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -76,27 +74,16 @@ func TestStreamsAndEvents(t *testing.T) {
 // is done when its launch returns, so no executor is left queued; without
 // it the op waits in the stream until a synchronize.
 func TestLaunchBlocking(t *testing.T) {
-	if os.Getenv("MINDTORCH_NPU_CHILD") == "blocking" {
-		x := torch.Ones([]int{8}, torch.WithDevice("npu")).Exp()
-		c, _ := npushim.Counters()
-		fmt.Printf("queued=%d err=%v\n", c.Executors, x.Err())
-		return
-	}
 	if !emulated() {
 		t.Skip("the queue is observed through the emulator's counters")
 	}
 	for _, blocking := range []string{"0", "1"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLaunchBlocking$", "-test.v")
-		cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=blocking", "MINDTORCH_LAUNCH_BLOCKING="+blocking)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
+		out := runChild(t, "blocking", "MINDTORCH_LAUNCH_BLOCKING="+blocking)
 		want := "queued=2 err=<nil>" // the fill of Ones and the exp
 		if blocking == "1" {
 			want = "queued=0 err=<nil>"
 		}
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("MINDTORCH_LAUNCH_BLOCKING=%s: want %q in\n%s", blocking, want, out)
 		}
 	}
@@ -127,33 +114,12 @@ func TestCurrentDevice(t *testing.T) {
 // TestTwoDevices runs a child with two emulated NPUs: tensors move between
 // them, ops run on each, and mixing them in one op is an error.
 func TestTwoDevices(t *testing.T) {
-	if os.Getenv("MINDTORCH_NPU_CHILD") == "two" {
-		x, err := torch.Arange(4, torch.WithDType(torch.Float32)).To("npu:1")
-		if err != nil {
-			fmt.Println("to:", err)
-			return
-		}
-		y, err := x.AddScalar(1).To("npu:0")
-		if err != nil {
-			fmt.Println("across:", err)
-			return
-		}
-		v, _ := torch.ToSlice[float32](y.MulScalar(2))
-		fmt.Printf("devices=%d on=%v %v values=%v\n", npu.DeviceCount(), x.Device(), y.Device(), v)
-		fmt.Println("mixed:", x.Add(y).Err())
-		return
-	}
 	if !emulated() {
 		t.Skip("the device count is a knob of the emulator")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTwoDevices$", "-test.v")
-	cmd.Env = append(os.Environ(), "MINDTORCH_NPU_CHILD=two", "MTEMU_DEVICES=2")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	out := runChild(t, "two", "MTEMU_DEVICES=2")
 	for _, want := range []string{"devices=2 on=npu:1 npu:0 values=[2 4 6 8]", "mixed: mindtorch: add: "} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("want %q in\n%s", want, out)
 		}
 	}
