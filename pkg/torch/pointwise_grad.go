@@ -298,12 +298,16 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 		y.setGradFn(op.String()+"Backward", []*Tensor{a, b}, notDifferentiable(op))
 		return
 	}
+	if op == kernel.OpAdd || op == kernel.OpSub { // nothing saved, no closure
+		if o := y.newNode(r.name, []*Tensor{a, b}); o != nil {
+			o.linear, o.in, o.alpha = r, [2]*Tensor{a, b}, alpha
+		}
+		return
+	}
 	// Save only what the derivative reads, as PyTorch: an in-place write
 	// into an input the derivative does not read is then no error.
-	var sa, sb, sy saved
-	if op != kernel.OpAdd && op != kernel.OpSub {
-		sa, sb = save(a), save(b)
-	}
+	sa, sb := save(a), save(b)
+	var sy saved
 	if op == kernel.OpPow {
 		sy = saveOutput(y)
 	}

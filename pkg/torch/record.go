@@ -71,11 +71,23 @@ type opNode struct {
 	need  []bool
 	edges [3]autograd.Edge
 	needs [3]bool
+	// add and sub, the most frequent ops, read no saved tensor: their node
+	// keeps the rule, the inputs and alpha instead of a closure.
+	linear *binaryRule
+	in     [2]*Tensor
+	alpha  kernel.Scalar
 }
 
 // Apply runs the backward function on the output's gradient.
 func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, error) {
-	res := o.fn(gs[0].(*Tensor), o.need, create)
+	var res []*Tensor
+	if r := o.linear; r != nil {
+		g := gs[0].(*Tensor)
+		ga, gb := r.grad(g, nil, nil, nil, 0, o.alpha)
+		res = []*Tensor{fitGrad(ga, o.in[0]), fitGrad(gb, o.in[1])}
+	} else {
+		res = o.fn(gs[0].(*Tensor), o.need, create)
+	}
 	vals := make([]autograd.Value, len(o.need))
 	for i, r := range res {
 		if r == nil || !o.need[i] {
@@ -90,7 +102,7 @@ func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, erro
 }
 
 // Release drops the backward function and the tensors it saved.
-func (o *opNode) Release() { o.fn = nil }
+func (o *opNode) Release() { o.fn, o.linear, o.in = nil, nil, [2]*Tensor{} }
 
 // gradEdge is where t's gradient goes: the output of the op that made it,
 // or its accumulator when t is a leaf.
