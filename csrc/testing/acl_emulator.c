@@ -117,6 +117,13 @@ struct context {
 static struct context contexts[16];
 static __thread struct context *current;
 
+/* bump adds d to a live counter. */
+static void bump(long long *counter, long long d) {
+	pthread_mutex_lock(&mu);
+	*counter += d;
+	pthread_mutex_unlock(&mu);
+}
+
 static int device_count(void) {
 	const char *e = getenv("MTEMU_DEVICES");
 	int n = e ? atoi(e) : 1;
@@ -417,6 +424,16 @@ static int elem_size(int dt) {
 	return 0;
 }
 
+/* The destructors of the descriptors: a live object, freed and uncounted. */
+#define DESTROY(Name, Type, Magic, Counter, What)                                                                 \
+	EXPORT aclnnStatus Name(const Type *o) {                                                                   \
+		if (!o || o->magic != Magic) return fail(ACLNN_ERR_PARAM_NULLPTR, #Name ": not a live " What);     \
+		((Type *)o)->magic = 0;                                                                            \
+		free((void *)o);                                                                                   \
+		bump(&Counter, -1);                                                                                \
+		return 0;                                                                                          \
+	}
+
 EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype, const int64_t *stride, int64_t offset,
 				  int format, const int64_t *storageDims, uint64_t storageN, void *data) {
 	(void)format;
@@ -453,21 +470,11 @@ EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype
 	aclTensor *t = calloc(1, sizeof *t);
 	t->magic = TENSOR_MAGIC, t->dtype = dtype, t->ndim = (int)n, t->offset = offset, t->data = data;
 	for (uint64_t i = 0; i < n; i++) t->dims[i] = viewDims[i], t->strides[i] = stride[i];
-	pthread_mutex_lock(&mu);
-	live_tensors++;
-	pthread_mutex_unlock(&mu);
+	bump(&live_tensors, 1);
 	return t;
 }
 
-EXPORT aclnnStatus aclDestroyTensor(const aclTensor *t) {
-	if (!t || t->magic != TENSOR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyTensor: not a live tensor");
-	((aclTensor *)t)->magic = 0;
-	free((void *)t);
-	pthread_mutex_lock(&mu);
-	live_tensors--;
-	pthread_mutex_unlock(&mu);
-	return 0;
-}
+DESTROY(aclDestroyTensor, aclTensor, TENSOR_MAGIC, live_tensors, "tensor")
 
 static double load(int dt, const char *p);
 
@@ -478,21 +485,11 @@ EXPORT aclScalar *aclCreateScalar(void *value, int dtype) {
 	}
 	aclScalar *s = calloc(1, sizeof *s);
 	s->magic = SCALAR_MAGIC, s->dtype = dtype, s->v = load(dtype, value);
-	pthread_mutex_lock(&mu);
-	live_scalars++;
-	pthread_mutex_unlock(&mu);
+	bump(&live_scalars, 1);
 	return s;
 }
 
-EXPORT aclnnStatus aclDestroyScalar(const aclScalar *s) {
-	if (!s || s->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyScalar: not a live scalar");
-	((aclScalar *)s)->magic = 0;
-	free((void *)s);
-	pthread_mutex_lock(&mu);
-	live_scalars--;
-	pthread_mutex_unlock(&mu);
-	return 0;
-}
+DESTROY(aclDestroyScalar, aclScalar, SCALAR_MAGIC, live_scalars, "scalar")
 
 EXPORT aclIntArray *aclCreateIntArray(const int64_t *v, uint64_t n) {
 	if (n > MAXDIM || (n > 0 && !v)) {
@@ -502,21 +499,11 @@ EXPORT aclIntArray *aclCreateIntArray(const int64_t *v, uint64_t n) {
 	aclIntArray *a = calloc(1, sizeof *a);
 	a->magic = ARRAY_MAGIC, a->n = n;
 	memcpy(a->v, v, n * sizeof *v);
-	pthread_mutex_lock(&mu);
-	live_arrays++;
-	pthread_mutex_unlock(&mu);
+	bump(&live_arrays, 1);
 	return a;
 }
 
-EXPORT aclnnStatus aclDestroyIntArray(const aclIntArray *a) {
-	if (!a || a->magic != ARRAY_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyIntArray: not a live array");
-	((aclIntArray *)a)->magic = 0;
-	free((void *)a);
-	pthread_mutex_lock(&mu);
-	live_arrays--;
-	pthread_mutex_unlock(&mu);
-	return 0;
-}
+DESTROY(aclDestroyIntArray, aclIntArray, ARRAY_MAGIC, live_arrays, "array")
 
 /* ---- element access ---- */
 
@@ -722,9 +709,7 @@ EXPORT aclError aclrtCreateEvent(void **out) {
 	if (e) return e;
 	struct event *ev = calloc(1, sizeof *ev);
 	ev->magic = EVENT_MAGIC;
-	pthread_mutex_lock(&mu);
-	live_events++;
-	pthread_mutex_unlock(&mu);
+	bump(&live_events, 1);
 	*out = ev;
 	return 0;
 }
@@ -743,9 +728,7 @@ EXPORT aclError aclrtDestroyEvent(void *event) {
 	if (ev->recorded && !ev->done) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent: the event's work is still queued");
 	ev->magic = 0;
 	free(ev);
-	pthread_mutex_lock(&mu);
-	live_events--;
-	pthread_mutex_unlock(&mu);
+	bump(&live_events, -1);
 	return 0;
 }
 
@@ -806,9 +789,7 @@ static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const acl
 	aclOpExecutor *x = calloc(1, sizeof *x);
 	x->magic = EXEC_MAGIC, x->op = op, x->nt = nt;
 	for (int i = 0; i < nt; i++) x->t[i] = *ts[i];
-	pthread_mutex_lock(&mu);
-	live_executors++;
-	pthread_mutex_unlock(&mu);
+	bump(&live_executors, 1);
 	*out = x;
 	/* ops along a dim and matmul ask for a workspace, so that the caller's workspace path is exercised */
 	*ws = (op == OP_SOFTMAX || op == OP_LOG_SOFTMAX || op == OP_MATMUL || op == OP_REDUCE_SUM) ? 1024 : 0;
@@ -818,9 +799,7 @@ static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const acl
 static void drop_exec(aclOpExecutor *x) {
 	x->magic = 0;
 	free(x);
-	pthread_mutex_lock(&mu);
-	live_executors--;
-	pthread_mutex_unlock(&mu);
+	bump(&live_executors, -1);
 }
 
 static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *stream, const char *name) {
