@@ -19,56 +19,56 @@ import (
 // MaxDims is the most dimensions a tensor passed to the shim has.
 const MaxDims = C.MT_NPU_MAX_DIMS
 
-// The ops of Run, in the C enum's order.
+// The ops of Run (the C enum MT_NPU_*).
 const (
-	Add = iota
-	Sub
-	Mul
-	Div
-	Maximum
-	Minimum
-	Adds
-	Muls
-	Neg
-	Exp
-	Log
-	Sqrt
-	Abs
-	Relu
-	Sigmoid
-	Tanh
-	ThresholdBackward
-	Softmax
-	LogSoftmax
-	SoftmaxBackward
-	LogSoftmaxBackward
-	ReduceSum
-	Mean
-	Amax
-	Matmul
-	Cast
-	Copy
-	Fill
-	Zero
-	Gelu
-	ArgMax
-	Eq
-	Ne
-	Lt
-	Le
-	Gt
-	Ge
-	EqScalar
-	NeScalar
-	LtScalar
-	LeScalar
-	GtScalar
-	GeScalar
-	Where
-	Clamp
-	Pow
-	PowScalar
-	NumOps
+	Add                = C.MT_NPU_ADD
+	Sub                = C.MT_NPU_SUB
+	Mul                = C.MT_NPU_MUL
+	Div                = C.MT_NPU_DIV
+	Maximum            = C.MT_NPU_MAXIMUM
+	Minimum            = C.MT_NPU_MINIMUM
+	Adds               = C.MT_NPU_ADDS
+	Muls               = C.MT_NPU_MULS
+	Neg                = C.MT_NPU_NEG
+	Exp                = C.MT_NPU_EXP
+	Log                = C.MT_NPU_LOG
+	Sqrt               = C.MT_NPU_SQRT
+	Abs                = C.MT_NPU_ABS
+	Relu               = C.MT_NPU_RELU
+	Sigmoid            = C.MT_NPU_SIGMOID
+	Tanh               = C.MT_NPU_TANH
+	ThresholdBackward  = C.MT_NPU_THRESHOLD_BACKWARD
+	Softmax            = C.MT_NPU_SOFTMAX
+	LogSoftmax         = C.MT_NPU_LOG_SOFTMAX
+	SoftmaxBackward    = C.MT_NPU_SOFTMAX_BACKWARD
+	LogSoftmaxBackward = C.MT_NPU_LOG_SOFTMAX_BACKWARD
+	ReduceSum          = C.MT_NPU_REDUCE_SUM
+	Mean               = C.MT_NPU_MEAN
+	Amax               = C.MT_NPU_AMAX
+	Matmul             = C.MT_NPU_MATMUL
+	Cast               = C.MT_NPU_CAST
+	Copy               = C.MT_NPU_COPY
+	Fill               = C.MT_NPU_FILL
+	Zero               = C.MT_NPU_ZERO
+	Gelu               = C.MT_NPU_GELU
+	ArgMax             = C.MT_NPU_ARGMAX
+	Eq                 = C.MT_NPU_EQ
+	Ne                 = C.MT_NPU_NE
+	Lt                 = C.MT_NPU_LT
+	Le                 = C.MT_NPU_LE
+	Gt                 = C.MT_NPU_GT
+	Ge                 = C.MT_NPU_GE
+	EqScalar           = C.MT_NPU_EQ_SCALAR
+	NeScalar           = C.MT_NPU_NE_SCALAR
+	LtScalar           = C.MT_NPU_LT_SCALAR
+	LeScalar           = C.MT_NPU_LE_SCALAR
+	GtScalar           = C.MT_NPU_GT_SCALAR
+	GeScalar           = C.MT_NPU_GE_SCALAR
+	Where              = C.MT_NPU_WHERE
+	Clamp              = C.MT_NPU_CLAMP
+	Pow                = C.MT_NPU_POW
+	PowScalar          = C.MT_NPU_POW_SCALAR
+	NumOps             = C.MT_NPU_NUM_OPS
 )
 
 // Shim error codes (CANN's are positive).

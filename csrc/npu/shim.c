@@ -99,17 +99,61 @@ static struct sym syms[] = {
 	{"aclDestroyIntArray", (void **)&acl.DestroyIntArray, 1, 0},
 };
 
-/* The ACLNN names of the ops, in the order of the MT_NPU_* enum. */
-static const char *op_names[MT_NPU_NUM_OPS] = {
-	"aclnnAdd", "aclnnSub", "aclnnMul", "aclnnDiv", "aclnnMaximum", "aclnnMinimum", "aclnnAdds", "aclnnMuls",
-	"aclnnNeg", "aclnnExp", "aclnnLog", "aclnnSqrt", "aclnnAbs", "aclnnRelu", "aclnnSigmoid", "aclnnTanh",
-	"aclnnThresholdBackward", "aclnnSoftmax", "aclnnLogSoftmax", "aclnnSoftmaxBackward", "aclnnLogSoftmaxBackward",
-	"aclnnReduceSum", "aclnnMean", "aclnnAmax", "aclnnMatmul", "aclnnCast", "aclnnInplaceCopy",
-	"aclnnInplaceFillScalar", "aclnnInplaceZero", "aclnnGelu", "aclnnArgMax",
-	/* [?] the names and argument orders below follow torch_npu's use; not in the reference notes */
-	"aclnnEqTensor", "aclnnNeTensor", "aclnnLtTensor", "aclnnLeTensor", "aclnnGtTensor", "aclnnGeTensor",
-	"aclnnEqScalar", "aclnnNeScalar", "aclnnLtScalar", "aclnnLeScalar", "aclnnGtScalar", "aclnnGeScalar",
-	"aclnnSWhere", "aclnnClamp", "aclnnPowTensorTensor", "aclnnPowTensorScalar",
+/* The ops: their ACLNN names and how many tensors they take (out first).
+ * [?] The comparisons, SWhere, Clamp, Pow, Maximum/Minimum, Sqrt, Abs,
+ * Sigmoid, Tanh and Gelu follow torch_npu's use; they are not in the
+ * reference notes. */
+static const struct {
+	const char *name;
+	int tensors;
+} ops[MT_NPU_NUM_OPS] = {
+	[MT_NPU_ADD] = {"aclnnAdd", 3},
+	[MT_NPU_SUB] = {"aclnnSub", 3},
+	[MT_NPU_MUL] = {"aclnnMul", 3},
+	[MT_NPU_DIV] = {"aclnnDiv", 3},
+	[MT_NPU_MAXIMUM] = {"aclnnMaximum", 3},
+	[MT_NPU_MINIMUM] = {"aclnnMinimum", 3},
+	[MT_NPU_ADDS] = {"aclnnAdds", 2},
+	[MT_NPU_MULS] = {"aclnnMuls", 2},
+	[MT_NPU_NEG] = {"aclnnNeg", 2},
+	[MT_NPU_EXP] = {"aclnnExp", 2},
+	[MT_NPU_LOG] = {"aclnnLog", 2},
+	[MT_NPU_SQRT] = {"aclnnSqrt", 2},
+	[MT_NPU_ABS] = {"aclnnAbs", 2},
+	[MT_NPU_RELU] = {"aclnnRelu", 2},
+	[MT_NPU_SIGMOID] = {"aclnnSigmoid", 2},
+	[MT_NPU_TANH] = {"aclnnTanh", 2},
+	[MT_NPU_THRESHOLD_BACKWARD] = {"aclnnThresholdBackward", 3},
+	[MT_NPU_SOFTMAX] = {"aclnnSoftmax", 2},
+	[MT_NPU_LOG_SOFTMAX] = {"aclnnLogSoftmax", 2},
+	[MT_NPU_SOFTMAX_BACKWARD] = {"aclnnSoftmaxBackward", 3},
+	[MT_NPU_LOG_SOFTMAX_BACKWARD] = {"aclnnLogSoftmaxBackward", 3},
+	[MT_NPU_REDUCE_SUM] = {"aclnnReduceSum", 2},
+	[MT_NPU_MEAN] = {"aclnnMean", 2},
+	[MT_NPU_AMAX] = {"aclnnAmax", 2},
+	[MT_NPU_MATMUL] = {"aclnnMatmul", 3},
+	[MT_NPU_CAST] = {"aclnnCast", 2},
+	[MT_NPU_COPY] = {"aclnnInplaceCopy", 2},
+	[MT_NPU_FILL] = {"aclnnInplaceFillScalar", 1},
+	[MT_NPU_ZERO] = {"aclnnInplaceZero", 1},
+	[MT_NPU_GELU] = {"aclnnGelu", 2},
+	[MT_NPU_ARGMAX] = {"aclnnArgMax", 2},
+	[MT_NPU_EQ] = {"aclnnEqTensor", 3},
+	[MT_NPU_NE] = {"aclnnNeTensor", 3},
+	[MT_NPU_LT] = {"aclnnLtTensor", 3},
+	[MT_NPU_LE] = {"aclnnLeTensor", 3},
+	[MT_NPU_GT] = {"aclnnGtTensor", 3},
+	[MT_NPU_GE] = {"aclnnGeTensor", 3},
+	[MT_NPU_EQ_SCALAR] = {"aclnnEqScalar", 2},
+	[MT_NPU_NE_SCALAR] = {"aclnnNeScalar", 2},
+	[MT_NPU_LT_SCALAR] = {"aclnnLtScalar", 2},
+	[MT_NPU_LE_SCALAR] = {"aclnnLeScalar", 2},
+	[MT_NPU_GT_SCALAR] = {"aclnnGtScalar", 2},
+	[MT_NPU_GE_SCALAR] = {"aclnnGeScalar", 2},
+	[MT_NPU_WHERE] = {"aclnnSWhere", 4},
+	[MT_NPU_CLAMP] = {"aclnnClamp", 2},
+	[MT_NPU_POW] = {"aclnnPowTensorTensor", 3},
+	[MT_NPU_POW_SCALAR] = {"aclnnPowTensorScalar", 2},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -206,20 +250,20 @@ int mt_npu_open(const char *dirs, char *why, int whylen) {
 		snprintf(open_why, sizeof open_why, "required symbols missing: %s", missing);
 		goto done;
 	}
-	int ops = 0;
+	int found = 0;
 	for (int op = 0; op < MT_NPU_NUM_OPS; op++) {
 		char name[128];
-		snprintf(name, sizeof name, "%sGetWorkspaceSize", op_names[op]);
+		snprintf(name, sizeof name, "%sGetWorkspaceSize", ops[op].name);
 		int where = -1;
 		void *ws = lookup(2, nlibs, name, &where); /* from the operator libraries only */
 		/* both halves of one op from the same library */
-		void *ex = ws ? dlsym(libs[where], op_names[op]) : NULL;
+		void *ex = ws ? dlsym(libs[where], ops[op].name) : NULL;
 		if (ws && ex) {
 			op_ws[op] = ws, op_exec[op] = (exec_fn)ex;
-			ops++;
-		} else add_missing(op_names[op]);
+			found++;
+		} else add_missing(ops[op].name);
 	}
-	if (ops == 0) {
+	if (found == 0) {
 		snprintf(open_why, sizeof open_why, "no ACLNN operator library (libopapi.so, libopapi_math.so, ...) found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 	}
@@ -490,18 +534,14 @@ typedef aclnnStatus (*ws_self)(aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_i_b_t)(const aclTensor *, int64_t, bool, aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_t_t_t)(const aclTensor *, const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
 
-static const int op_tensors[MT_NPU_NUM_OPS] = {
-	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 2, 3, 3, 2, 2, 2, 3, 2, 2, 1, 1, 2, 2,
-	3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 4, 2, 3, 2,
-};
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
 	       mt_npu_status *st) {
-	if (op < 0 || op >= MT_NPU_NUM_OPS || nt != op_tensors[op] || nt > 4)
+	if (op < 0 || op >= MT_NPU_NUM_OPS || nt != ops[op].tensors || nt > 4)
 		return shim_error(st, MT_NPU_EARG, "mt_npu_run: bad op or number of tensors");
 	if (!op_exec[op]) {
 		char m[160];
-		snprintf(m, sizeof m, "%s is not in the loaded operator libraries", op_names[op]);
+		snprintf(m, sizeof m, "%s is not in the loaded operator libraries", ops[op].name);
 		return shim_error(st, MT_NPU_ENOSYM, m);
 	}
 	ENTER(dev);
@@ -523,7 +563,7 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		}
 	}
 	int dt = ts[0].dtype;
-	snprintf(what, sizeof what, "%sGetWorkspaceSize", op_names[op]);
+	snprintf(what, sizeof what, "%sGetWorkspaceSize", ops[op].name);
 	void *f = op_ws[op];
 	aclnnStatus e = 0;
 	switch (op) {
@@ -607,7 +647,7 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 	if ((r = report(st, e, what))) goto out;
 	void *wsp = NULL;
 	if (wsn > 0 && (r = workspace(dev, wsn, &wsp, st))) goto out; /* [?] the executor cannot be discarded unrun */
-	if ((r = report(st, op_exec[op](wsp, wsn, ex, stream_of(dev, stream)), op_names[op]))) goto out;
+	if ((r = report(st, op_exec[op](wsp, wsn, ex, stream_of(dev, stream)), ops[op].name))) goto out;
 	if (blocking) r = report(st, acl.SynchronizeStream(stream_of(dev, stream)), "aclrtSynchronizeStream");
 out:
 	/* Descriptors are host-side: destroyed as soon as the launch returns. */

@@ -781,6 +781,12 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, void *start, void *end) {
 	return 0;
 }
 
+/* ws_need is the workspace an op asks for: some do, so that the caller's
+ * workspace path is exercised. */
+static uint64_t ws_need(int op) {
+	return (op == OP_SOFTMAX || op == OP_LOG_SOFTMAX || op == OP_MATMUL || op == OP_REDUCE_SUM) ? 1024 : 0;
+}
+
 static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const aclTensor *const *ts, int nt) {
 	if (need_context()) return ACL_ERROR_RT_CONTEXT_NULL;
 	if (!out || !ws) return fail(ACLNN_ERR_PARAM_NULLPTR, "GetWorkspaceSize: NULL executor or workspace size pointer");
@@ -791,8 +797,7 @@ static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const acl
 	for (int i = 0; i < nt; i++) x->t[i] = *ts[i];
 	bump(&live_executors, 1);
 	*out = x;
-	/* ops along a dim and matmul ask for a workspace, so that the caller's workspace path is exercised */
-	*ws = (op == OP_SOFTMAX || op == OP_LOG_SOFTMAX || op == OP_MATMUL || op == OP_REDUCE_SUM) ? 1024 : 0;
+	*ws = ws_need(op);
 	return 0;
 }
 
@@ -808,7 +813,7 @@ static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *st
 	struct stream *s = stream;
 	int e = check_stream(s, name);
 	if (e) return e;
-	uint64_t need = (x->op == OP_SOFTMAX || x->op == OP_LOG_SOFTMAX || x->op == OP_MATMUL || x->op == OP_REDUCE_SUM) ? 1024 : 0;
+	uint64_t need = ws_need(x->op);
 	if (wsSize < need || (need > 0 && !is_device(ws, need)))
 		return fail(ACLNN_ERR_PARAM_INVALID, "%s: a workspace of %llu device bytes is required", name, (unsigned long long)need);
 	struct task *t = calloc(1, sizeof *t);

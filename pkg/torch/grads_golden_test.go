@@ -1,11 +1,10 @@
 package torch_test
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
+	goldenfile "github.com/mindtorch/mindtorch/internal/golden"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -15,29 +14,12 @@ import (
 type gradsGolden struct {
 	Torch string `json:"torch"`
 	Cases []struct {
-		Name   string       `json:"name"`
-		Inputs []gradTensor `json:"inputs"`
-		Others []gradTensor `json:"others"`
-		Loss   float64      `json:"loss"`
-		Grads  []gradTensor `json:"grads"`
+		Name   string              `json:"name"`
+		Inputs []goldenfile.Tensor `json:"inputs"`
+		Others []goldenfile.Tensor `json:"others"`
+		Loss   float64             `json:"loss"`
+		Grads  []goldenfile.Tensor `json:"grads"`
 	} `json:"cases"`
-}
-
-type gradTensor struct {
-	Shape []int     `json:"shape"`
-	DType string    `json:"dtype"`
-	Data  []float64 `json:"data"`
-}
-
-func (g gradTensor) tensor() *torch.Tensor {
-	if g.DType == "int64" {
-		v := make([]int64, len(g.Data))
-		for i, x := range g.Data {
-			v[i] = int64(x)
-		}
-		return torch.FromSlice(v, torch.WithShape(g.Shape...))
-	}
-	return torch.FromSlice(append([]float64(nil), g.Data...), torch.WithShape(g.Shape...))
 }
 
 // The Go twins of the cases in grads.py: in are the inputs requiring
@@ -125,12 +107,8 @@ var gradCases = map[string]func(in, o []*torch.Tensor) *torch.Tensor{
 }
 
 func TestGradsMatchPyTorch(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/grads.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g gradsGolden
-	if err := json.Unmarshal(b, &g); err != nil {
+	if err := goldenfile.Load("grads.json", &g); err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Cases) != len(gradCases) {
@@ -144,11 +122,11 @@ func TestGradsMatchPyTorch(t *testing.T) {
 			}
 			in := make([]*torch.Tensor, len(c.Inputs))
 			for i, x := range c.Inputs {
-				in[i] = x.tensor().RequiresGrad_(true)
+				in[i] = x.Tensor().RequiresGrad_(true)
 			}
 			o := make([]*torch.Tensor, len(c.Others))
 			for i, x := range c.Others {
-				o[i] = x.tensor()
+				o[i] = x.Tensor()
 			}
 			loss := f(in, o)
 			got, err := loss.Item()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,12 +71,12 @@ func (m *Memory) RecordStream(s *Stream) {
 	if s.h == m.blk.stream || s.dev != m.dev {
 		return
 	}
-	for _, h := range m.blk.usedOn {
-		if h == s.h {
-			return
-		}
+	c := &caches[m.dev]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(m.blk.usedOn, s.h) {
+		m.blk.usedOn = append(m.blk.usedOn, s.h)
 	}
-	m.blk.usedOn = append(m.blk.usedOn, s.h)
 }
 
 // Release returns the block to the caching allocator now. Work already
@@ -213,8 +214,12 @@ func Allocate(dev, n int) (*Memory, error) {
 }
 
 func (c *cache) put(b *block) {
-	if len(b.usedOn) > 0 && b.size > 0 {
-		for _, s := range b.usedOn {
+	c.mu.Lock()
+	usedOn := b.usedOn
+	b.usedOn = nil
+	c.mu.Unlock()
+	if len(usedOn) > 0 && b.size > 0 {
+		for _, s := range usedOn {
 			e, st := npushim.EventCreate(b.dev)
 			if st == nil && npushim.EventRecord(b.dev, e, s) == nil {
 				b.events = append(b.events, e)
@@ -223,7 +228,6 @@ func (c *cache) put(b *block) {
 				_ = npushim.StreamSynchronize(b.dev, s) // cannot watch: wait now
 			}
 		}
-		b.usedOn = nil
 		c.mu.Lock()
 		c.allocated -= int64(b.size)
 		c.pending = append(c.pending, b)
