@@ -10,9 +10,13 @@ package cpukernels
 #include <stdlib.h>
 #include "mindtorch/cpu_kernels.h"
 
-// The hot entry points take the data addresses as integers: cgo then skips
-// its run-time check of each pointer argument (about 70 ns per op, a tenth of
-// a small op). The Go side keeps the memory alive across the call.
+// Every entry point takes data addresses as integers. cgo then skips its
+// run-time check of pointer arguments, which costs about 70 ns per op (a
+// tenth of a small op) and is conservative: it rejects the data of a small
+// tensor, which lives in a field of the same allocation as its Memory
+// (cgo's rules allow passing a field whose own bytes hold no Go pointers,
+// which tensor data never does). The Go side keeps the memory alive across
+// the call; C keeps no address after it returns.
 static inline int mt_pointwise_u(int op, int dt, uintptr_t plan, uintptr_t p0, uintptr_t p1, uintptr_t p2,
 		uintptr_t p3, int64_t begin, int64_t end, mt_attrs a) {
 	return mt_pointwise(op, dt, (const mt_plan *)plan, (void *)p0, (void *)p1, (void *)p2, (void *)p3, begin, end, a);
@@ -20,6 +24,22 @@ static inline int mt_pointwise_u(int op, int dt, uintptr_t plan, uintptr_t p0, u
 static inline int mt_pointwise_1d_u(int op, int dt, int64_t n, uintptr_t p0, uintptr_t p1, uintptr_t p2,
 		uintptr_t p3, int64_t s0, int64_t s1, int64_t s2, int64_t s3, mt_attrs a) {
 	return mt_pointwise_1d(op, dt, n, (void *)p0, (void *)p1, (void *)p2, (void *)p3, s0, s1, s2, s3, a);
+}
+static inline int mt_cast_u(int dst, int src, uintptr_t plan, uintptr_t p0, uintptr_t p1, int64_t begin, int64_t end) {
+	return mt_cast(dst, src, (const mt_plan *)plan, (void *)p0, (void *)p1, begin, end);
+}
+static inline int mt_cast_1d_u(int dst, int src, int64_t n, uintptr_t p0, uintptr_t p1, int64_t s0, int64_t s1) {
+	return mt_cast_1d(dst, src, n, (void *)p0, (void *)p1, s0, s1);
+}
+static inline int mt_reduce_u(int op, int dt, uintptr_t x, uintptr_t g, int64_t outer, int64_t r, int64_t inner,
+		uintptr_t out, uintptr_t idx, int64_t begin, int64_t end, mt_attrs a) {
+	return mt_reduce(op, dt, (const void *)x, (const void *)g, outer, r, inner, (void *)out, (int64_t *)idx, begin, end, a);
+}
+static inline int mt_gemm_u(int dt, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha, uintptr_t a,
+		int64_t lda, int64_t sa, uintptr_t b, int64_t ldb, int64_t sb, double beta, uintptr_t c, int64_t ldc,
+		int64_t sc, int64_t batch) {
+	return mt_gemm(dt, ta, tb, m, n, k, alpha, (const void *)a, lda, sa, (const void *)b, ldb, sb, beta, (void *)c,
+		ldc, sc, batch);
 }
 */
 import "C"
@@ -93,13 +113,20 @@ func Pointwise1D(op, dt, n int, p *[MaxOps]unsafe.Pointer, s *[MaxOps]int64, a *
 // Cast converts operand 1 (dtype src) into operand 0 (dtype dst) over
 // elements [begin, end) of a two-operand plan.
 func Cast(dst, src int, plan *Plan, p0, p1 unsafe.Pointer, begin, end int) error {
-	return status(C.mt_cast(C.int(dst), C.int(src), (*C.mt_plan)(unsafe.Pointer(plan)), p0, p1,
-		C.int64_t(begin), C.int64_t(end)))
+	st := C.mt_cast_u(C.int(dst), C.int(src), addr(unsafe.Pointer(plan)), addr(p0), addr(p1),
+		C.int64_t(begin), C.int64_t(end))
+	runtime.KeepAlive(plan)
+	runtime.KeepAlive(p0)
+	runtime.KeepAlive(p1)
+	return status(st)
 }
 
 // Cast1D converts n elements with byte strides s0 (destination) and s1.
 func Cast1D(dst, src, n int, p0, p1 unsafe.Pointer, s0, s1 int64) error {
-	return status(C.mt_cast_1d(C.int(dst), C.int(src), C.int64_t(n), p0, p1, C.int64_t(s0), C.int64_t(s1)))
+	st := C.mt_cast_1d_u(C.int(dst), C.int(src), C.int64_t(n), addr(p0), addr(p1), C.int64_t(s0), C.int64_t(s1))
+	runtime.KeepAlive(p0)
+	runtime.KeepAlive(p1)
+	return status(st)
 }
 
 // ISA is the instruction set of the hot loops: "generic", "avx2" or "avx512".
@@ -119,8 +146,13 @@ func ISA() string {
 // gets the values (nil for argmax/argmin without values), idx the int64
 // indices of argmax/argmin.
 func Reduce(op, dt int, x, g unsafe.Pointer, outer, r, inner int, out, idx unsafe.Pointer, begin, end int, a *Attrs) error {
-	return status(C.mt_reduce(C.int(op), C.int(dt), x, g, C.int64_t(outer), C.int64_t(r), C.int64_t(inner),
-		out, (*C.int64_t)(idx), C.int64_t(begin), C.int64_t(end), cattrs(a)))
+	st := C.mt_reduce_u(C.int(op), C.int(dt), addr(x), addr(g), C.int64_t(outer), C.int64_t(r), C.int64_t(inner),
+		addr(out), addr(idx), C.int64_t(begin), C.int64_t(end), cattrs(a))
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(g)
+	runtime.KeepAlive(out)
+	runtime.KeepAlive(idx)
+	return status(st)
 }
 
 // LoadBLAS opens an OpenBLAS library by path or soname. It returns the
@@ -143,9 +175,13 @@ func SetBLASThreads(n int) { C.mt_blas_set_threads(C.int(n)) }
 // Gemm computes batch products c = alpha*op(a)@op(b) + beta*c (see mt_gemm).
 func Gemm(dt int, ta, tb bool, m, n, k int, alpha float64, a unsafe.Pointer, lda, sa int,
 	b unsafe.Pointer, ldb, sb int, beta float64, c unsafe.Pointer, ldc, sc, batch int) error {
-	return status(C.mt_gemm(C.int(dt), cbool(ta), cbool(tb), C.int64_t(m), C.int64_t(n), C.int64_t(k), C.double(alpha),
-		a, C.int64_t(lda), C.int64_t(sa), b, C.int64_t(ldb), C.int64_t(sb), C.double(beta), c, C.int64_t(ldc),
-		C.int64_t(sc), C.int64_t(batch)))
+	st := C.mt_gemm_u(C.int(dt), cbool(ta), cbool(tb), C.int64_t(m), C.int64_t(n), C.int64_t(k), C.double(alpha),
+		addr(a), C.int64_t(lda), C.int64_t(sa), addr(b), C.int64_t(ldb), C.int64_t(sb), C.double(beta), addr(c),
+		C.int64_t(ldc), C.int64_t(sc), C.int64_t(batch))
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	return status(st)
 }
 
 func cbool(v bool) C.int {

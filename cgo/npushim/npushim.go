@@ -8,6 +8,15 @@ package npushim
 #cgo LDFLAGS: -ldl -lpthread
 #include <stdlib.h>
 #include "mindtorch/npu_shim.h"
+// Host addresses cross as integers, as in package cpukernels: the data of a
+// small CPU tensor shares an allocation with Go pointers, which cgo's
+// conservative check would reject although the bytes passed hold none.
+static inline int mt_npu_copy_to_device_u(int dev, uint64_t dst, uintptr_t src, size_t n, mt_npu_status *st) {
+	return mt_npu_copy_to_device(dev, dst, (const void *)src, n, st);
+}
+static inline int mt_npu_copy_to_host_u(int dev, uintptr_t dst, uint64_t src, size_t n, mt_npu_status *st) {
+	return mt_npu_copy_to_host(dev, (void *)dst, src, n, st);
+}
 */
 import "C"
 
@@ -167,7 +176,8 @@ func Free(dev int, p uint64) *Status {
 // device's stream is done.
 func CopyToDevice(dev int, dst uint64, src unsafe.Pointer, n int) *Status {
 	var st C.mt_npu_status
-	r := C.mt_npu_copy_to_device(C.int(dev), C.uint64_t(dst), src, C.size_t(n), &st)
+	r := C.mt_npu_copy_to_device_u(C.int(dev), C.uint64_t(dst), C.uintptr_t(uintptr(src)), C.size_t(n), &st)
+	runtime.KeepAlive(src)
 	return status(r, &st)
 }
 
@@ -175,7 +185,8 @@ func CopyToDevice(dev int, dst uint64, src unsafe.Pointer, n int) *Status {
 // the device's stream is done.
 func CopyToHost(dev int, dst unsafe.Pointer, src uint64, n int) *Status {
 	var st C.mt_npu_status
-	r := C.mt_npu_copy_to_host(C.int(dev), dst, C.uint64_t(src), C.size_t(n), &st)
+	r := C.mt_npu_copy_to_host_u(C.int(dev), C.uintptr_t(uintptr(dst)), C.uint64_t(src), C.size_t(n), &st)
+	runtime.KeepAlive(dst)
 	return status(r, &st)
 }
 

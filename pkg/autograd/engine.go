@@ -27,7 +27,7 @@ type Options struct {
 // With opt.Capture it returns the captured gradients (nil where none
 // arrived).
 func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
-	var p pass
+	p := pass{states: make([]nodeState, 0, 8)}
 	p.count(roots)
 	for i, r := range roots {
 		if r.Node != nil && grads[i] != nil {
@@ -46,7 +46,8 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 		}
 	}
 
-	var ready []*Node
+	var stack [smallGraph]*Node
+	ready := stack[:0]
 	for _, r := range roots {
 		if r.Node == nil {
 			continue
@@ -88,60 +89,98 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 	return captured, nil
 }
 
+// smallGraph is the number of nodes up to which a pass finds a node's
+// bookkeeping by a linear scan; larger graphs use a map.
+const smallGraph = 16
+
 // pass is one backward pass's bookkeeping: for every node reachable from
 // the roots, the edges into it not yet run and the gradients it received.
 type pass struct {
-	index  map[*Node]int
-	states []nodeState
+	states []nodeState   // of the reachable nodes, in the order found
+	index  map[*Node]int // position in states, once there are more than smallGraph
 }
 
 type nodeState struct {
+	node   *Node
 	deps   int
 	buf    []Value
+	one    [1]Value // buf of a one-output node
 	queued bool
 }
 
+// find is the position of n in p.nodes, or -1.
+func (p *pass) find(n *Node) int {
+	if p.index != nil {
+		if i, ok := p.index[n]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range p.states {
+		if p.states[i].node == n {
+			return i
+		}
+	}
+	return -1
+}
+
 // state is the bookkeeping of n, which must be reachable from the roots.
-func (p *pass) state(n *Node) *nodeState { return &p.states[p.index[n]] }
+func (p *pass) state(n *Node) *nodeState { return &p.states[p.find(n)] }
 
 // count numbers the nodes reachable from roots and counts the edges into
 // each (an explicit stack: no recursion).
 func (p *pass) count(roots []Edge) {
-	p.index = map[*Node]int{}
-	var stack []*Node
-	visit := func(n *Node) {
-		if _, ok := p.index[n]; !ok {
-			p.index[n] = len(p.index)
-			stack = append(stack, n)
-		}
-	}
+	var inline [smallGraph]*Node
+	stack := inline[:0]
 	for _, r := range roots {
-		if r.Node != nil {
-			visit(r.Node)
+		if r.Node != nil && p.visit(r.Node) {
+			stack = append(stack, r.Node)
 		}
 	}
-	var edges []*Node
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, e := range n.next {
-			if e.Node != nil {
-				visit(e.Node)
-				edges = append(edges, e.Node)
+			if e.Node != nil && p.visit(e.Node) {
+				stack = append(stack, e.Node)
 			}
 		}
 	}
-	p.states = make([]nodeState, len(p.index))
-	for _, n := range edges {
-		p.states[p.index[n]].deps++
+	for i := range p.states {
+		for _, e := range p.states[i].node.next {
+			if e.Node != nil {
+				p.states[p.find(e.Node)].deps++
+			}
+		}
 	}
+}
+
+// visit adds n to the nodes found, reporting false when it was there.
+func (p *pass) visit(n *Node) bool {
+	if p.find(n) >= 0 {
+		return false
+	}
+	p.states = append(p.states, nodeState{node: n})
+	if p.index != nil {
+		p.index[n] = len(p.states) - 1
+	} else if len(p.states) > smallGraph {
+		p.index = make(map[*Node]int, 2*len(p.states))
+		for i := range p.states {
+			p.index[p.states[i].node] = i
+		}
+	}
+	return true
 }
 
 // add sums gradient g into output e.Slot of e.Node.
 func (p *pass) add(e Edge, g Value, sum func(a, b Value) (Value, error)) error {
 	st := p.state(e.Node)
 	if st.buf == nil {
-		st.buf = make([]Value, e.Node.outputs)
+		if e.Node.outputs == 1 {
+			st.buf = st.one[:]
+		} else {
+			st.buf = make([]Value, e.Node.outputs)
+		}
 	}
 	if st.buf[e.Slot] == nil {
 		st.buf[e.Slot] = g

@@ -106,7 +106,7 @@ func kernelDevice(c *kernel.Call) device.Type {
 func released(c *kernel.Call) error {
 	check := func(what string, ops []kernel.Operand) error {
 		for i := range ops {
-			if r, ok := ops[i].Mem.(interface{ Released() bool }); ok && r.Released() {
+			if m := ops[i].Mem; m != nil && m.Released() {
 				return kernel.Errorf(kernel.ErrArgument, "%s %d was used after its storage was released", what, i)
 			}
 		}

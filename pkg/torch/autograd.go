@@ -1,12 +1,10 @@
 package torch
 
 import (
-	"github.com/mindtorch/mindtorch/pkg/device"
-
-	"unsafe"
-
 	"github.com/mindtorch/mindtorch/pkg/autograd"
+	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
 )
 
 // The autograd API of tensors. The engine is pkg/autograd; the gradient
@@ -230,15 +228,21 @@ func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
 // float64 written directly (the root gradient of every backward pass of a
 // scalar), else OnesLike.
 func onesFor(t *Tensor) *Tensor {
-	if t.Device().Type != device.CPU || (t.dtype != Float32 && t.dtype != Float64) {
+	if t.Device().Type != device.CPU || (t.dtype != Float32 && t.dtype != Float64) || t.Dim() > 8 {
 		return OnesLike(t)
 	}
-	if t.dtype == Float32 {
-		b := []float32{1}
-		return wrapHost(unsafe.Pointer(&b[0]), 4, Float32, t.shape)
+	m, err := cpu.Allocate(t.dtype.ItemSize())
+	if err != nil {
+		return failed(err)
 	}
-	b := []float64{1}
-	return wrapHost(unsafe.Pointer(&b[0]), 8, Float64, t.shape)
+	if t.dtype == Float32 {
+		*(*float32)(m.HostPtr()) = 1
+	} else {
+		*(*float64)(m.HostPtr()) = 1
+	}
+	var strides [8]int
+	kernel.ContiguousStrides(t.shape, strides[:t.Dim()])
+	return newOwner(m, t.dtype, t.shape, strides[:t.Dim()], 0)
 }
 
 func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Options {

@@ -421,3 +421,45 @@ func TestInPlaceAfterUseNeedsSavedValue(t *testing.T) {
 		t.Errorf("mul reads its inputs: %v", err)
 	}
 }
+
+// TestGradFnNames checks the names of recorded nodes against PyTorch 1.13's
+// grad_fn.name() for the same expressions.
+func TestGradFnNames(t *testing.T) {
+	x := torch.Ones([]int{2, 3}).RequiresGrad_(true)
+	y := torch.Ones([]int{2, 3})
+	cases := []struct {
+		name string
+		out  *torch.Tensor
+		want string
+	}{
+		{"add", x.Add(y), "AddBackward0"},
+		{"sub", x.Sub(y), "SubBackward0"},
+		{"add scalar", x.AddScalar(1), "AddBackward0"}, // x + 1 in Python
+		{"sub scalar", x.SubScalar(1), "SubBackward0"},
+		{"mul scalar", x.MulScalar(2), "MulBackward0"},
+		{"div scalar", x.DivScalar(2), "DivBackward0"},
+		{"pow scalar", x.PowScalar(2), "PowBackward0"},
+		{"pow tensor", x.Pow(y), "PowBackward1"},
+		{"clamp", x.Clamp(0, 1), "ClampBackward1"},
+		{"prod dim", x.Prod(0), "ProdBackward1"},
+		{"norm", x.Norm(2), "NormBackward1"},
+		{"sum", x.Sum(), "SumBackward0"},
+		{"sum dim", x.Sum(0), "SumBackward1"},
+		{"sum keepdim", x.SumKeepDim(1), "SumBackward1"},
+		{"mean", x.Mean(), "MeanBackward0"},
+		{"mean dim", x.Mean(0), "MeanBackward1"},
+		{"mul", x.Mul(y), "MulBackward0"},
+		{"relu", x.Relu(), "ReluBackward0"},
+		{"amax", x.Amax(), "AmaxBackward0"},
+		{"prod", x.Prod(), "ProdBackward0"},
+	}
+	for _, c := range cases {
+		if c.out.Err() != nil {
+			t.Errorf("%s: %v", c.name, c.out.Err())
+			continue
+		}
+		if got := c.out.GradFn().Name(); got != c.want {
+			t.Errorf("%s: grad_fn %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -187,12 +187,12 @@ func init() {
 		return g, g.Mul(a.DivFloor(b)).Neg()
 	}}
 
-	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward1", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
-	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward1", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
-	scalarRules[kernel.OpMul] = &scalarRule{"MulBackward1", func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpMul] = &scalarRule{"MulBackward0", func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		return g.MulScalar(s.Float())
 	}}
-	scalarRules[kernel.OpDiv] = &scalarRule{"DivBackward1", func(g, _, _ *Tensor, s kernel.Scalar, mode int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpDiv] = &scalarRule{"DivBackward0", func(g, _, _ *Tensor, s kernel.Scalar, mode int, _ kernel.Scalar) *Tensor {
 		if mode != kernel.RoundNone {
 			return ZerosLike(g)
 		}
@@ -257,10 +257,13 @@ func geluGrad(g, x, _ *Tensor, _ [2]kernel.Scalar, mode int) *Tensor {
 }
 
 // fitGrad brings an input's gradient to the input's shape and dtype.
-func fitGrad(g, in *Tensor) *Tensor {
-	g = sumTo(g, in.shape)
-	if g.err == nil && g.dtype != in.dtype {
-		g = g.ToDType(in.dtype)
+func fitGrad(g, in *Tensor) *Tensor { return fitTo(g, in.shape, in.dtype) }
+
+// fitTo is fitGrad for an input of the given shape and dtype.
+func fitTo(g *Tensor, shape []int, dt DType) *Tensor {
+	g = sumTo(g, shape)
+	if g.err == nil && g.dtype != dt {
+		g = g.ToDType(dt)
 	}
 	return g
 }
@@ -300,7 +303,9 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 	}
 	if op == kernel.OpAdd || op == kernel.OpSub { // nothing saved, no closure
 		if o := y.newNode(r.name, []*Tensor{a, b}); o != nil {
-			o.linear, o.in, o.alpha = r, [2]*Tensor{a, b}, alpha
+			o.kind, o.linear, o.alpha = linearNode, r, alpha
+			o.keepInput(0, a)
+			o.keepInput(1, b)
 		}
 		return
 	}

@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 )
@@ -71,22 +73,69 @@ type opNode struct {
 	need  []bool
 	edges [3]autograd.Edge
 	needs [3]bool
-	// add and sub, the most frequent ops, read no saved tensor: their node
-	// keeps the rule, the inputs and alpha instead of a closure.
-	linear *binaryRule
-	in     [2]*Tensor
-	alpha  kernel.Scalar
+
+	// The most frequent ops read no saved tensor in their derivatives: add
+	// and sub (a rule and alpha), sum and mean (the reduced dims). Their
+	// node keeps what the derivative needs instead of a closure, and the
+	// inputs' shapes and dtypes instead of the inputs, whose memory it
+	// would otherwise keep alive until the backward pass.
+	kind    nodeKind
+	linear  *binaryRule
+	alpha   kernel.Scalar
+	shapes  [2][]int
+	dtypes  [2]DType
+	dims    []int
+	keepDim bool
+	count   int    // mean: the number of elements averaged
+	ints    [8]int // backing of shapes and dims while they fit
+	used    int    // of ints
+}
+
+// nodeKind says how an opNode computes its gradients.
+type nodeKind uint8
+
+const (
+	closureNode nodeKind = iota // fn
+	linearNode                  // add, sub
+	sumNode                     // sum
+	meanNode                    // mean
+)
+
+// keep copies ints into the node's inline space when they fit.
+func (o *opNode) keep(ints []int) []int {
+	if o.used+len(ints) > len(o.ints) {
+		return slices.Clone(ints)
+	}
+	s := o.ints[o.used : o.used+len(ints) : o.used+len(ints)]
+	copy(s, ints)
+	o.used += len(ints)
+	return s
+}
+
+// keepInput records input i's shape and dtype, which its gradient must have.
+func (o *opNode) keepInput(i int, t *Tensor) {
+	o.shapes[i], o.dtypes[i] = o.keep(t.shape), t.dtype
 }
 
 // Apply runs the backward function on the output's gradient.
 func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, error) {
+	var buf [2]*Tensor
 	var res []*Tensor
-	if r := o.linear; r != nil {
-		g := gs[0].(*Tensor)
-		ga, gb := r.grad(g, nil, nil, nil, 0, o.alpha)
-		res = []*Tensor{fitGrad(ga, o.in[0]), fitGrad(gb, o.in[1])}
-	} else {
-		res = o.fn(gs[0].(*Tensor), o.need, create)
+	g := gs[0].(*Tensor)
+	switch o.kind {
+	case linearNode:
+		ga, gb := o.linear.grad(g, nil, nil, nil, 0, o.alpha)
+		buf[0], buf[1] = fitTo(ga, o.shapes[0], o.dtypes[0]), fitTo(gb, o.shapes[1], o.dtypes[1])
+		res = buf[:2]
+	case sumNode, meanNode:
+		g = expandTo(g, o.shapes[0], o.dims, o.keepDim)
+		if o.kind == meanNode {
+			g = g.DivScalar(float64(o.count))
+		}
+		buf[0] = fitTo(g, o.shapes[0], o.dtypes[0])
+		res = buf[:1]
+	default:
+		res = o.fn(g, o.need, create)
 	}
 	vals := make([]autograd.Value, len(o.need))
 	for i, r := range res {
@@ -102,7 +151,7 @@ func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, erro
 }
 
 // Release drops the backward function and the tensors it saved.
-func (o *opNode) Release() { o.fn, o.linear, o.in = nil, nil, [2]*Tensor{} }
+func (o *opNode) Release() { o.fn, o.linear = nil, nil }
 
 // gradEdge is where t's gradient goes: the output of the op that made it,
 // or its accumulator when t is a leaf.

@@ -32,12 +32,17 @@ func reducedDims(t *Tensor, dims []int) []int {
 // input's shape: the reduced dims are put back as size 1 (unless kept) and
 // expanded.
 func expandBack(g, t *Tensor, dims []int, keepDim bool) *Tensor {
-	if !keepDim {
+	return expandTo(g, t.shape, dims, keepDim)
+}
+
+// expandTo is expandBack to an input of the given shape.
+func expandTo(g *Tensor, shape, dims []int, keepDim bool) *Tensor {
+	if !keepDim && g.Dim() > 0 { // a 0-dim g expands to any shape as it is
 		for _, d := range dims {
 			g = g.Unsqueeze(d)
 		}
 	}
-	return g.Expand(t.shape...)
+	return g.Expand(shape...)
 }
 
 // recordReduction records y = r(t).
@@ -47,23 +52,31 @@ func (r reduction) record(t, y *Tensor) {
 	for _, d := range dims {
 		count *= t.shape[d]
 	}
-	// Save only what the derivative reads, as PyTorch: sum and mean read
-	// neither input nor output, so writing into them later is no error.
-	var sx, sy saved
-	if r.op != kernel.OpSum && r.op != kernel.OpMean {
-		sx = save(t)
-		if r.op != kernel.OpVar {
-			sy = saveOutput(y)
+	if r.op == kernel.OpSum || r.op == kernel.OpMean { // no closure (see opNode)
+		name, kind := "SumBackward1", sumNode
+		if r.op == kernel.OpMean {
+			name, kind = "MeanBackward1", meanNode
 		}
+		if len(r.dims) == 0 {
+			name = name[:len(name)-1] + "0" // PyTorch's name of the reduction over all
+		}
+		if o := y.newNode(name, []*Tensor{t}); o != nil {
+			o.kind, o.keepDim, o.count = kind, r.keepDim, count
+			o.keepInput(0, t)
+			o.dims = o.keep(dims)
+		}
+		return
+	}
+	// Save only what the derivative reads, as PyTorch (var reads no output).
+	sx := save(t)
+	var sy saved
+	if r.op != kernel.OpVar {
+		sy = saveOutput(y)
 	}
 	back := func(g *Tensor) *Tensor { return expandBack(g, t, dims, r.keepDim) }
 	var name string
 	var fn func(g, x, y *Tensor) *Tensor
 	switch r.op {
-	case kernel.OpSum:
-		name, fn = "SumBackward1", func(g, _, _ *Tensor) *Tensor { return back(g) }
-	case kernel.OpMean:
-		name, fn = "MeanBackward1", func(g, _, _ *Tensor) *Tensor { return back(g).DivScalar(float64(count)) }
 	case kernel.OpProd:
 		name, fn = "ProdBackward1", func(g, x, y *Tensor) *Tensor { return back(g.Mul(y)).Div(x) }
 	case kernel.OpAmax, kernel.OpAmin:
@@ -89,6 +102,9 @@ func (r reduction) record(t, y *Tensor) {
 	default:
 		y.setGradFn(r.op.String()+"Backward", []*Tensor{t}, notDifferentiable(r.op))
 		return
+	}
+	if r.op == kernel.OpProd && len(r.dims) == 0 {
+		name = "ProdBackward0" // PyTorch's name of the product of all elements
 	}
 	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		return []*Tensor{fitGrad(fn(g, sx.get(create, name), sy.get(create, name)), t)}

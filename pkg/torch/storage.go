@@ -405,7 +405,4 @@ func (m *subMemory) DevicePtr() uintptr {
 func (m *subMemory) Release() {}
 
 // Released reports whether the parent was released.
-func (m *subMemory) Released() bool {
-	r, ok := m.parent.(interface{ Released() bool })
-	return ok && r.Released()
-}
+func (m *subMemory) Released() bool { return m.parent.Released() }

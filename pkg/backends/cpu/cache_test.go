@@ -56,16 +56,23 @@ func TestSmallAllocationsUseTheGoHeap(t *testing.T) {
 	if hostCache.enabled(100) {
 		t.Skip("debug mode sends every allocation through the cache")
 	}
-	m, err := Allocate(100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.blk != nil || m.buf == nil || uintptr(m.HostPtr())%Alignment != 0 {
-		t.Errorf("small allocation: block %v, heap %v, aligned %v", m.blk != nil, m.buf != nil, uintptr(m.HostPtr())%Alignment == 0)
-	}
-	m.Release()
-	if !m.Released() {
-		t.Error("Released() = false after Release of heap memory")
+	for _, n := range []int{1, 64, 65, 100, 256, 257, 1000} {
+		m, err := Allocate(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inline := n <= 256 // in the Memory's own allocation
+		if m.blk != nil || (m.buf == nil) != inline || uintptr(m.HostPtr())%Alignment != 0 || !m.Zeroed() || len(m.Bytes()) != n {
+			t.Errorf("Allocate(%d): block %v, separate heap buffer %v, aligned %v, zeroed %v, %d bytes", n, m.blk != nil,
+				m.buf != nil, uintptr(m.HostPtr())%Alignment == 0, m.Zeroed(), len(m.Bytes()))
+		}
+		for i := range m.Bytes() { // the whole range is writable
+			m.Bytes()[i] = byte(i)
+		}
+		m.Release()
+		if !m.Released() {
+			t.Errorf("Allocate(%d): Released() = false after Release of heap memory", n)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -62,6 +63,16 @@ func (it *iter) build(shape []int, ops []operand) {
 		it.ptrs[k] = ops[k].data
 		it.keep[k] = ops[k].mem
 	}
+	if flat(shape, ops) {
+		p.NDim, p.Shape[0] = 1, int64(it.numel)
+		for k := range ops {
+			p.Strides[k][0] = 0
+			if len(ops[k].shape) > 0 {
+				p.Strides[k][0] = int64(ops[k].size)
+			}
+		}
+		return
+	}
 	// Byte strides per dim, in the op's order (last dim fastest).
 	var st [cpukernels.MaxOps][cpukernels.MaxDims]int64
 	n := 0
@@ -119,6 +130,23 @@ func (it *iter) build(shape []int, ops []operand) {
 		nd2++
 	}
 	p.NDim = int64(nd2)
+}
+
+// flat reports whether the op walks every operand in one run of elements:
+// each is contiguous with the op's shape, or a single broadcast element
+// (a 0-dim tensor or a Go scalar). Most ops are flat; their plan needs no
+// sorting or merging.
+func flat(shape []int, ops []operand) bool {
+	for k := range ops {
+		o := &ops[k]
+		if len(o.shape) == 0 {
+			continue
+		}
+		if !slices.Equal(o.shape, shape) || !kernel.IsContiguous(o.shape, o.strides) {
+			return false
+		}
+	}
+	return true
 }
 
 // contiguousAll reports whether the fastest-first order already has

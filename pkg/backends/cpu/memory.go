@@ -13,8 +13,8 @@ import (
 // widest vector register).
 const Alignment = 64
 
-// Memory is CPU memory, 64-byte aligned: small allocations in the Go heap,
-// large ones from the caching allocator (see cache.go). It holds no Go
+// Memory is CPU memory, 64-byte aligned: small allocations in the Go heap
+// (up to 256 bytes in the same allocation as the Memory itself), large ones from the caching allocator (see cache.go). It holds no Go
 // pointers, so the garbage collector never scans it, and C may read and
 // write it during a call.
 type Memory struct {
@@ -44,10 +44,32 @@ func Allocate(n int) (*Memory, error) {
 		m.cleanup = runtime.AddCleanup(m, hostCache.put, b)
 		return m, nil
 	}
+	switch {
+	case n <= 64:
+		return allocateInline(new(withData[[64 + Alignment - 1]byte]), n), nil
+	case n <= 256:
+		return allocateInline(new(withData[[256 + Alignment - 1]byte]), n), nil
+	}
 	buf := make([]byte, n+Alignment-1)
-	p := unsafe.Pointer(unsafe.SliceData(buf))
-	pad := (Alignment - int(uintptr(p)%Alignment)) % Alignment
-	return &Memory{buf: buf, ptr: unsafe.Add(p, pad), n: n, zeroed: true}, nil
+	return &Memory{buf: buf, ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
+}
+
+// withData is a Memory and its bytes in one allocation, for small tensors
+// (most of the results of small ops): the data array A is sized for the
+// bytes plus the padding to the alignment.
+type withData[A any] struct {
+	m    Memory
+	data A
+}
+
+func allocateInline[A any](w *withData[A], n int) *Memory {
+	w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
+	return &w.m
+}
+
+// align rounds p up to the next multiple of Alignment.
+func align(p unsafe.Pointer) unsafe.Pointer {
+	return unsafe.Add(p, (Alignment-int(uintptr(p)%Alignment))%Alignment)
 }
 
 // Wrap makes memory over bytes the caller owns (a mapped file, shared

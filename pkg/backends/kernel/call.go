@@ -49,9 +49,19 @@ type Call struct {
 }
 
 // Reset prepares the call for an op on a device with nIn inputs and nOut
-// outputs, reusing its inline buffers.
+// outputs, reusing its inline buffers. It clears only what the call's last
+// use could have set (a small op's call is reset twice per op, and clearing
+// all of its kilobyte showed in profiles).
 func (c *Call) Reset(op OpID, dev device.Device, nIn, nOut int) {
-	*c = Call{Op: op, Device: dev}
+	clear(c.in[:min(len(c.In), len(c.in))])
+	c.out = [len(c.out)]Operand{} // SetOutputs may have shrunk Out
+	clear(c.dims[:c.used])
+	c.Op, c.Device = op, dev
+	c.OutGiven, c.Dynamic, c.KeepDim, c.HasDType = false, false, false, false
+	c.Scalars = [3]Scalar{}
+	c.Dims, c.Ints, c.Random = nil, nil, nil
+	c.Dim, c.Mode, c.used = 0, 0, 0
+	c.DType, c.ComputeDType = 0, 0
 	if nIn <= len(c.in) {
 		c.In = c.in[:nIn]
 	} else {

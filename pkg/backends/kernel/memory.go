@@ -23,6 +23,8 @@ type Memory interface {
 	// Release frees the bytes now (or returns them to a cache). Later use of
 	// the memory is a bug of the caller; releasing twice is harmless.
 	Release()
+	// Released reports whether Release was called (ops refuse such memory).
+	Released() bool
 }
 
 // Allocator makes memory of nbytes on dev. A zero size is valid.

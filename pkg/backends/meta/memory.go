@@ -25,6 +25,9 @@ func (m *Memory) DevicePtr() uintptr { return 0 }
 // Release does nothing: there is nothing to free.
 func (m *Memory) Release() {}
 
+// Released is false: meta memory holds nothing to release.
+func (m *Memory) Released() bool { return false }
+
 func init() {
 	kernel.RegisterAllocator(device.Meta, func(_ device.Device, n int) (kernel.Memory, error) {
 		return &Memory{n: n}, nil

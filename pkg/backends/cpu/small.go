@@ -1,0 +1,104 @@
+package cpu
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
+)
+
+// smallLimit is the most elements for which add, sub, mul and div of two
+// float tensors run in Go. A cgo call and the engine's setup cost about
+// 100 ns, most of the time of an op on a few elements (the ops of a small
+// model, a loss, the gradients of scalars); a Go loop over them costs a few
+// nanoseconds. The results are the same bits: each element is one IEEE
+// operation, rounded once, in both languages.
+const smallLimit = 64
+
+// smallBinary runs c in Go and reports true when c is one of those ops on
+// float32 or float64 operands, with alpha 1, whose inputs are each either
+// contiguous with the output's shape (an in-place output may be one of
+// them) or a single element broadcast (a 0-dim tensor, an expanded
+// scalar). Otherwise it does nothing and reports false.
+func smallBinary(c *kernel.Call, cop int, compute dtype.DType) bool {
+	o := &c.Out[0]
+	if len(c.In) != 2 || o.DType != compute || kernel.Numel(o.Shape) > smallLimit || !kernel.IsContiguous(o.Shape, o.Strides) {
+		return false
+	}
+	switch cop {
+	case cpukernels.OpAdd, cpukernels.OpSub:
+		if a := c.Scalars[1]; a.Float() != 1 {
+			return false
+		}
+	case cpukernels.OpMul, cpukernels.OpDiv:
+	default:
+		return false
+	}
+	n := kernel.Numel(o.Shape)
+	var lens [2]int // elements of each input: n, or 1 when broadcast
+	for i := range c.In {
+		in := &c.In[i]
+		switch {
+		case in.DType != compute:
+			return false
+		case slices.Equal(in.Shape, o.Shape) && kernel.IsContiguous(in.Shape, in.Strides):
+			lens[i] = n
+		case oneElement(in):
+			lens[i] = 1
+		default:
+			return false
+		}
+	}
+	if n == 0 {
+		return true
+	}
+	switch compute {
+	case dtype.Float32:
+		binaryLoop(cop, view[float32](o, n), view[float32](&c.In[0], lens[0]), view[float32](&c.In[1], lens[1]))
+	case dtype.Float64:
+		binaryLoop(cop, view[float64](o, n), view[float64](&c.In[0], lens[0]), view[float64](&c.In[1], lens[1]))
+	default:
+		return false
+	}
+	return true
+}
+
+// oneElement reports whether every element of o is the same one: each dim
+// has size 1 or stride 0.
+func oneElement(o *kernel.Operand) bool {
+	for d, size := range o.Shape {
+		if size != 1 && o.Strides[d] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// view is the first n elements of a contiguous host operand as a Go slice.
+func view[T any](o *kernel.Operand, n int) []T { return unsafe.Slice((*T)(o.Data()), n) }
+
+// binaryLoop computes out = x op y, where x and y each have len(out)
+// elements or one that stands for all.
+func binaryLoop[T float32 | float64](cop int, out, x, y []T) {
+	xs, ys := min(len(x)-1, 1), min(len(y)-1, 1) // index steps: 0 for a single element
+	switch cop {
+	case cpukernels.OpAdd:
+		for i := range out {
+			out[i] = x[i*xs] + y[i*ys]
+		}
+	case cpukernels.OpSub:
+		for i := range out {
+			out[i] = x[i*xs] - y[i*ys]
+		}
+	case cpukernels.OpMul:
+		for i := range out {
+			out[i] = x[i*xs] * y[i*ys]
+		}
+	case cpukernels.OpDiv:
+		for i := range out {
+			out[i] = x[i*xs] / y[i*ys]
+		}
+	}
+}
