@@ -23,14 +23,16 @@ import (
 
 var calls = sync.Pool{New: func() any { return new(kernel.Call) }}
 
-// NewCall returns a reset call from a pool; give it back with Free.
+// NewCall returns a call from a pool (a zero one, or one Free reset);
+// give it back with Free.
 func NewCall(op kernel.OpID, dev device.Device, nIn, nOut int) *kernel.Call {
 	c := calls.Get().(*kernel.Call)
-	c.Reset(op, dev, nIn, nOut)
+	c.Init(op, dev, nIn, nOut)
 	return c
 }
 
-// Free returns a call to the pool. The caller must not keep its slices.
+// Free resets a call, so that it keeps no memory alive, and returns it to
+// the pool. The caller must not keep its slices.
 func Free(c *kernel.Call) {
 	c.Reset(kernel.OpInvalid, device.CPUDevice, 0, 0)
 	calls.Put(c)
@@ -40,6 +42,50 @@ func Free(c *kernel.Call) {
 // (contiguous storage covering their strides) and bound; on the meta
 // device nothing else happens. Errors name the op, its inputs and devices.
 func Run(c *kernel.Call) error {
+	if err := Prepare(c); err != nil {
+		return err
+	}
+	return RunPrepared(c)
+}
+
+// RunPrepared is Run after Prepare: it allocates the outputs the caller
+// did not give and executes the kernel.
+func RunPrepared(c *kernel.Call) error {
+	if c.Dynamic {
+		if c.Device.Type == device.Meta {
+			return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
+				"the output shape of %s depends on the data, which the meta device does not have", c.Op))
+		}
+		if err := kernel.Lookup(c.Op, kernelDevice(c))(c); err != nil {
+			return decorate(c, err)
+		}
+		return nil
+	}
+	if !c.OutGiven {
+		for i := range c.Out {
+			m, err := kernel.Allocate(c.Device, OutputBytes(&c.Out[i]))
+			if err != nil {
+				return decorate(c, err)
+			}
+			c.Out[i].Bind(m)
+		}
+	}
+	if err := Execute(c); err != nil {
+		if !c.OutGiven {
+			for i := range c.Out {
+				c.Out[i].Mem.Release()
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// Prepare is the first step of Run: it checks c's operands and runs the
+// op's meta function, which lays out the outputs (or checks the given
+// ones). A caller that allocates the outputs itself then binds them and
+// calls Execute; otherwise it calls RunPrepared.
+func Prepare(c *kernel.Call) error {
 	meta := kernel.Meta(c.Op)
 	if meta == nil {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented, "the op has no meta function"))
@@ -50,41 +96,26 @@ func Run(c *kernel.Call) error {
 	if err := meta(c); err != nil {
 		return decorate(c, err)
 	}
-	run := kernel.Lookup(c.Op, kernelDevice(c))
-	if run == nil && c.Device.Type != device.Meta {
+	if kernel.Lookup(c.Op, kernelDevice(c)) == nil && c.Device.Type != device.Meta {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
 			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
 	}
-	if c.Dynamic {
-		if c.Device.Type == device.Meta {
-			return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
-				"the output shape of %s depends on the data, which the meta device does not have", c.Op))
-		}
-		if err := run(c); err != nil {
-			return decorate(c, err)
-		}
-		return nil
-	}
-	if !c.OutGiven {
-		for i := range c.Out {
-			o := &c.Out[i]
-			n := kernel.StorageExtent(o.Shape, o.Strides, 0) * o.DType.ItemSize()
-			m, err := kernel.Allocate(c.Device, n)
-			if err != nil {
-				return decorate(c, err)
-			}
-			o.Bind(m)
-		}
-	}
+	return nil
+}
+
+// OutputBytes is the size of the storage an output laid out by Prepare needs.
+func OutputBytes(o *kernel.Operand) int {
+	return kernel.StorageExtent(o.Shape, o.Strides, 0) * o.DType.ItemSize()
+}
+
+// Execute is the last step of Run: it runs the kernel of a prepared call
+// whose outputs are bound (nothing on the meta device, or when every
+// output is empty).
+func Execute(c *kernel.Call) error {
 	if c.Device.Type == device.Meta || emptyOutputs(c) {
 		return nil
 	}
-	if err := run(c); err != nil {
-		if !c.OutGiven {
-			for i := range c.Out {
-				c.Out[i].Mem.Release()
-			}
-		}
+	if err := kernel.Lookup(c.Op, kernelDevice(c))(c); err != nil {
 		return decorate(c, err)
 	}
 	return nil

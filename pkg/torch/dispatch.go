@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
@@ -65,13 +66,46 @@ func run(c *kernel.Call) *Tensor {
 		}
 		return d
 	}
-	if err := dispatch.Run(c); err != nil {
+	if err := dispatch.Prepare(c); err != nil {
+		dispatch.Free(c)
+		return failed(err)
+	}
+	if t := smallResult(c); t != nil {
+		err := dispatch.Execute(c)
+		dispatch.Free(c)
+		if err != nil {
+			return failed(err)
+		}
+		return t
+	}
+	if err := dispatch.RunPrepared(c); err != nil {
 		dispatch.Free(c)
 		return failed(err)
 	}
 	t := result(c, 0)
 	dispatch.Free(c)
 	return t
+}
+
+// smallResult allocates the one output of a prepared CPU call together
+// with the tensor that will own it, when it is small (most ops on small
+// tensors: one allocation per op instead of two), binds it, and returns
+// the tensor; it returns nil for any other call.
+func smallResult(c *kernel.Call) *Tensor {
+	if c.Device.Type != device.CPU || len(c.Out) != 1 || c.OutGiven || c.Dynamic {
+		return nil
+	}
+	o := &c.Out[0]
+	n := dispatch.OutputBytes(o)
+	if n > cpu.SmallMax {
+		return nil
+	}
+	both, m := cpu.AllocateWith[tensorAndStorage](n)
+	if both == nil {
+		return nil
+	}
+	o.Bind(m)
+	return both.init(m, o.DType, o.Shape, o.Strides, o.Offset)
 }
 
 // onHost reports whether c makes values from nothing (arange, linspace,

@@ -60,10 +60,16 @@ func (t *Tensor) setLayout(shape, strides []int) {
 // newOwner makes a tensor over new memory m, allocating the tensor and its
 // storage together.
 func newOwner(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
-	both := &struct {
-		t Tensor
-		s UntypedStorage
-	}{}
+	return new(tensorAndStorage).init(m, dt, shape, strides, offset)
+}
+
+// tensorAndStorage is a tensor and the storage it owns, allocated together.
+type tensorAndStorage struct {
+	t Tensor
+	s UntypedStorage
+}
+
+func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
 	both.s.mem = m
 	t := &both.t
 	t.storage, t.dtype, t.offset = &both.s, dt, offset

@@ -47,8 +47,8 @@ func Allocate(n int) (*Memory, error) {
 	switch {
 	case n <= 64:
 		return allocateInline(new(withData[[64 + Alignment - 1]byte]), n), nil
-	case n <= 256:
-		return allocateInline(new(withData[[256 + Alignment - 1]byte]), n), nil
+	case n <= SmallMax:
+		return allocateInline(new(withData[[SmallMax + Alignment - 1]byte]), n), nil
 	}
 	buf := make([]byte, n+Alignment-1)
 	return &Memory{buf: buf, ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
@@ -65,6 +65,37 @@ type withData[A any] struct {
 func allocateInline[A any](w *withData[A], n int) *Memory {
 	w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
 	return &w.m
+}
+
+// SmallMax is the largest allocation AllocateWith serves.
+const SmallMax = 256
+
+// AllocateWith allocates n <= SmallMax bytes of aligned, zeroed CPU memory
+// and a zero O in one Go allocation, which stays alive while either is
+// reachable: the tensor layer allocates a small result and the tensor that
+// owns it together. It returns nils when n is larger (or negative) or when
+// every allocation must come from the cache (MINDTORCH_CPU_CACHE_DEBUG).
+func AllocateWith[O any](n int) (*O, *Memory) {
+	if n < 0 || hostCache.enabled(n) {
+		return nil, nil
+	}
+	switch {
+	case n <= 64:
+		w := new(withOwner[O, [64 + Alignment - 1]byte])
+		w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
+		return &w.owner, &w.m
+	case n <= SmallMax:
+		w := new(withOwner[O, [SmallMax + Alignment - 1]byte])
+		w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
+		return &w.owner, &w.m
+	}
+	return nil, nil
+}
+
+type withOwner[O, A any] struct {
+	owner O
+	m     Memory
+	data  A
 }
 
 // align rounds p up to the next multiple of Alignment.

@@ -25,8 +25,12 @@ var rOps = map[kernel.OpID]int{
 	kernel.OpSoftmaxBackward: cpukernels.RSoftmaxBackward, kernel.OpLogSoftmaxBackward: cpukernels.RLogSoftmaxBackward,
 }
 
+// rOpOf is rOps indexed by op, for the hot path.
+var rOpOf [kernel.NumOps]int
+
 func init() {
-	for op := range rOps {
+	for op, r := range rOps {
+		rOpOf[op] = r
 		kernel.Register(op, device.CPU, reduceKernel)
 	}
 }
@@ -78,7 +82,7 @@ func reduceKernel(c *kernel.Call) error {
 
 	var a cpukernels.Attrs
 	a.F[0] = c.Scalars[0].Float()
-	cop := rOps[c.Op]
+	cop := rOpOf[c.Op]
 
 	// The values go straight into Out[0] when its dtype is the engine's.
 	outDT := eng
@@ -126,24 +130,27 @@ func runReduce(cop int, eng dtype.DType, x, g kernel.Operand, outer, r, inner in
 	if r == 0 || kernel.Numel(x.Shape) == 0 {
 		xp, gp = nil, nil
 	}
-	call := func(b, e int) error {
-		err := cpukernels.Reduce(cop, int(eng), xp, gp, outer, r, inner, out, idx, b, e, a)
-		if err != nil {
-			return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
-		}
-		return nil
-	}
 	work := positions * r
 	if work < grain || workers == 1 {
-		return call(0, positions)
+		return reduceRange(cop, eng, xp, gp, outer, r, inner, out, idx, 0, positions, a)
 	}
+	attrs := *a // the closures below get their own copy, not the caller's
+	call := func(b, e int) error { return reduceRange(cop, eng, xp, gp, outer, r, inner, out, idx, b, e, &attrs) }
 	if positions >= workers {
 		return parallelPositions(positions, r, call)
 	}
 	if positions == 1 && splittable(cop) {
-		return splitReduce(cop, eng, xp, r, out, a, workers)
+		return splitReduce(cop, eng, xp, r, out, &attrs, workers)
 	}
 	return call(0, positions)
+}
+
+// reduceRange runs the engine over output positions [b, e).
+func reduceRange(cop int, eng dtype.DType, xp, gp unsafe.Pointer, outer, r, inner int, out, idx unsafe.Pointer, b, e int, a *cpukernels.Attrs) error {
+	if err := cpukernels.Reduce(cop, int(eng), xp, gp, outer, r, inner, out, idx, b, e, a); err != nil {
+		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
+	}
+	return nil
 }
 
 // parallelPositions splits output positions so that each share holds

@@ -56,12 +56,18 @@ func (c *Call) Reset(op OpID, dev device.Device, nIn, nOut int) {
 	clear(c.in[:min(len(c.In), len(c.in))])
 	c.out = [len(c.out)]Operand{} // SetOutputs may have shrunk Out
 	clear(c.dims[:c.used])
-	c.Op, c.Device = op, dev
 	c.OutGiven, c.Dynamic, c.KeepDim, c.HasDType = false, false, false, false
 	c.Scalars = [3]Scalar{}
 	c.Dims, c.Ints, c.Random = nil, nil, nil
 	c.Dim, c.Mode, c.used = 0, 0, 0
 	c.DType, c.ComputeDType = 0, 0
+	c.Init(op, dev, nIn, nOut)
+}
+
+// Init prepares a zero (or just Reset) call for an op on a device with nIn
+// inputs and nOut outputs, reusing its inline buffers.
+func (c *Call) Init(op OpID, dev device.Device, nIn, nOut int) {
+	c.Op, c.Device = op, dev
 	if nIn <= len(c.in) {
 		c.In = c.in[:nIn]
 	} else {

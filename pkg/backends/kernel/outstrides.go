@@ -10,7 +10,7 @@ func ElementwiseStrides(shape []int, ins []Operand, dst []int) []int {
 	if n <= 1 {
 		return ContiguousStrides(shape, dst)
 	}
-	sameShape, contiguous, dense := true, true, true
+	sameShape, contiguous := true, true
 	for i := range ins {
 		in := &ins[i]
 		if !equalInts(in.Shape, shape) {
@@ -18,11 +18,14 @@ func ElementwiseStrides(shape []int, ins []Operand, dst []int) []int {
 			break
 		}
 		contiguous = contiguous && IsContiguous(in.Shape, in.Strides)
-		dense = dense && IsNonOverlappingAndDense(in.Shape, in.Strides)
 	}
 	if sameShape {
 		if contiguous {
 			return ContiguousStrides(shape, dst)
+		}
+		dense := true
+		for i := range ins {
+			dense = dense && IsNonOverlappingAndDense(ins[i].Shape, ins[i].Strides)
 		}
 		if dense && len(ins) > 0 {
 			same := true
