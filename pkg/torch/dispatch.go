@@ -153,6 +153,17 @@ func (t *Tensor) checkWritable(op string) error {
 	return nil
 }
 
+// checkWritableOp is checkWritable for the in-place form of op (its name
+// with "_", built only for the error).
+func (t *Tensor) checkWritableOp(op kernel.OpID) error {
+	for i, s := range t.strides {
+		if s == 0 && t.shape[i] > 1 {
+			return t.checkWritable(op.String() + "_")
+		}
+	}
+	return nil
+}
+
 // unary runs a one-input op.
 func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
 	if x.err != nil {
@@ -176,7 +187,7 @@ func unaryInPlace(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar)
 	if x.err != nil {
 		return x
 	}
-	if err := x.checkWritable(op.String() + "_"); err != nil {
+	if err := x.checkWritableOp(op); err != nil {
 		return failed(err)
 	}
 	var sc [2]kernel.Scalar
@@ -245,7 +256,7 @@ func binaryInPlace(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kernel.S
 	if a.err != nil {
 		return a
 	}
-	if err := a.checkWritable(op.String() + "_"); err != nil {
+	if err := a.checkWritableOp(op); err != nil {
 		return failed(err)
 	}
 	var c *kernel.Call

@@ -304,8 +304,8 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 	if op == kernel.OpAdd || op == kernel.OpSub { // nothing saved, no closure
 		if o := y.newNode(r.name, []*Tensor{a, b}); o != nil {
 			o.kind, o.linear, o.alpha = linearNode, r, alpha
-			o.keepInput(0, a)
-			o.keepInput(1, b)
+			o.keepInput(0, a, y)
+			o.keepInput(1, b, y)
 		}
 		return
 	}

@@ -1,8 +1,6 @@
 package torch
 
 import (
-	"slices"
-
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 )
@@ -46,19 +44,17 @@ func (out *Tensor) newNode(name string, ins []*Tensor) *opNode {
 		return nil
 	}
 	o := &opNode{}
-	next, need := o.edges[:0], o.needs[:0]
+	next := o.edges[:0]
 	if len(ins) > len(o.edges) {
-		next, need = make([]autograd.Edge, 0, len(ins)), make([]bool, 0, len(ins))
+		next = make([]autograd.Edge, 0, len(ins))
 	}
 	for _, in := range ins {
-		var e autograd.Edge
-		wants := in != nil && in.requiresGrad
-		if wants {
+		var e autograd.Edge // no node: the input wants no gradient
+		if in != nil && in.requiresGrad {
 			e = in.gradEdge()
 		}
-		next, need = append(next, e), append(need, wants)
+		next = append(next, e)
 	}
-	o.need = need
 	autograd.InitNode(&o.Node, name, 1, next, o)
 	out.gradFn = &o.Node
 	out.requiresGrad = true
@@ -66,13 +62,12 @@ func (out *Tensor) newNode(name string, ins []*Tensor) *opNode {
 }
 
 // opNode is the node of one recorded op and its backward function, in one
-// allocation (with room for the edges of up to three inputs).
+// allocation (with room for the edges of up to three inputs). Recording
+// cost follows its size, so it is kept small.
 type opNode struct {
 	autograd.Node
 	fn    backwardFn
-	need  []bool
 	edges [3]autograd.Edge
-	needs [3]bool
 
 	// The most frequent ops read no saved tensor in their derivatives: add
 	// and sub (a rule and alpha), sum and mean (the reduced dims). Their
@@ -80,15 +75,14 @@ type opNode struct {
 	// inputs' shapes and dtypes instead of the inputs, whose memory it
 	// would otherwise keep alive until the backward pass.
 	kind    nodeKind
+	keepDim bool
+	lens    [3]uint8 // of the shapes of inputs 0 and 1 (sameAsGrad: the gradient's) and of the dims, in ints
+	dtypes  [2]DType
 	linear  *binaryRule
 	alpha   kernel.Scalar
-	shapes  [2][]int
-	dtypes  [2]DType
-	dims    []int
-	keepDim bool
-	count   int    // mean: the number of elements averaged
-	ints    [8]int // backing of shapes and dims while they fit
-	used    int    // of ints
+	count   int   // mean: the number of elements averaged
+	ints    []int // the shapes, then the dims
+	inline  [4]int
 }
 
 // nodeKind says how an opNode computes its gradients.
@@ -101,20 +95,50 @@ const (
 	meanNode                    // mean
 )
 
-// keep copies ints into the node's inline space when they fit.
-func (o *opNode) keep(ints []int) []int {
-	if o.used+len(ints) > len(o.ints) {
-		return slices.Clone(ints)
+// sameAsGrad in lens says that an input has the shape of the incoming
+// gradient (no broadcasting), which then need not be stored.
+const sameAsGrad = 255
+
+// keepInput records input i's dtype, and its shape unless it is out's.
+func (o *opNode) keepInput(i int, t, out *Tensor) {
+	o.dtypes[i] = t.dtype
+	if out != nil && sameShape(t.shape, out.shape) {
+		o.lens[i] = sameAsGrad
+		return
 	}
-	s := o.ints[o.used : o.used+len(ints) : o.used+len(ints)]
-	copy(s, ints)
-	o.used += len(ints)
-	return s
+	o.lens[i] = uint8(len(t.shape))
+	o.keepInts(t.shape)
 }
 
-// keepInput records input i's shape and dtype, which its gradient must have.
-func (o *opNode) keepInput(i int, t *Tensor) {
-	o.shapes[i], o.dtypes[i] = o.keep(t.shape), t.dtype
+// keepDims records the reduced dims (after the shapes).
+func (o *opNode) keepDims(dims []int) {
+	o.lens[2] = uint8(len(dims))
+	o.keepInts(dims)
+}
+
+func (o *opNode) keepInts(v []int) {
+	if o.ints == nil {
+		o.ints = o.inline[:0]
+	}
+	o.ints = append(o.ints, v...)
+}
+
+// shape is input i's shape (that of g when the same).
+func (o *opNode) shape(i int, g *Tensor) []int {
+	if o.lens[i] == sameAsGrad {
+		return g.shape
+	}
+	at := 0
+	if i == 1 && o.lens[0] != sameAsGrad {
+		at = int(o.lens[0])
+	}
+	return o.ints[at : at+int(o.lens[i])]
+}
+
+// dims are the reduced dims of sum and mean.
+func (o *opNode) dims() []int {
+	at := int(o.lens[0]) // sum and mean have one input, whose shape is kept
+	return o.ints[at : at+int(o.lens[2])]
 }
 
 // Apply runs the backward function on the output's gradient.
@@ -122,24 +146,30 @@ func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, erro
 	var buf [2]*Tensor
 	var res []*Tensor
 	g := gs[0].(*Tensor)
+	next := o.Next()
 	switch o.kind {
 	case linearNode:
 		ga, gb := o.linear.grad(g, nil, nil, nil, 0, o.alpha)
-		buf[0], buf[1] = fitTo(ga, o.shapes[0], o.dtypes[0]), fitTo(gb, o.shapes[1], o.dtypes[1])
+		buf[0], buf[1] = fitTo(ga, o.shape(0, g), o.dtypes[0]), fitTo(gb, o.shape(1, g), o.dtypes[1])
 		res = buf[:2]
 	case sumNode, meanNode:
-		g = expandTo(g, o.shapes[0], o.dims, o.keepDim)
+		shape := o.shape(0, g)
+		g = expandTo(g, shape, o.dims(), o.keepDim)
 		if o.kind == meanNode {
 			g = g.DivScalar(float64(o.count))
 		}
-		buf[0] = fitTo(g, o.shapes[0], o.dtypes[0])
+		buf[0] = fitTo(g, shape, o.dtypes[0])
 		res = buf[:1]
 	default:
-		res = o.fn(g, o.need, create)
+		need := make([]bool, len(next))
+		for i, e := range next {
+			need[i] = e.Node != nil
+		}
+		res = o.fn(g, need, create)
 	}
-	vals := make([]autograd.Value, len(o.need))
+	vals := make([]autograd.Value, len(next))
 	for i, r := range res {
-		if r == nil || !o.need[i] {
+		if r == nil || next[i].Node == nil {
 			continue
 		}
 		if r.err != nil {

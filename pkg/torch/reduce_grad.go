@@ -10,15 +10,13 @@ import (
 // The derivatives of the reductions and of the ops along one dim.
 
 // reducedDims normalizes the dims of a reduction of t (none: every dim).
-func reducedDims(t *Tensor, dims []int) []int {
+func reducedDims(t *Tensor, dims []int, out []int) []int {
 	if len(dims) == 0 {
-		out := make([]int, t.Dim())
-		for i := range out {
-			out[i] = i
+		for i := range t.Dim() {
+			out = append(out, i)
 		}
 		return out
 	}
-	out := make([]int, 0, len(dims))
 	for _, d := range dims {
 		if n, err := kernel.NormalizeDim(d, max(t.Dim(), 1)); err == nil && t.Dim() > 0 {
 			out = append(out, n)
@@ -45,27 +43,16 @@ func expandTo(g *Tensor, shape, dims []int, keepDim bool) *Tensor {
 	return g.Expand(shape...)
 }
 
-// recordReduction records y = r(t).
+// record records y = r(t).
 func (r reduction) record(t, y *Tensor) {
-	dims := reducedDims(t, r.dims)
+	if r.op == kernel.OpSum || r.op == kernel.OpMean {
+		r.recordSum(t, y)
+		return
+	}
+	dims := reducedDims(t, r.dims, nil)
 	count := 1
 	for _, d := range dims {
 		count *= t.shape[d]
-	}
-	if r.op == kernel.OpSum || r.op == kernel.OpMean { // no closure (see opNode)
-		name, kind := "SumBackward1", sumNode
-		if r.op == kernel.OpMean {
-			name, kind = "MeanBackward1", meanNode
-		}
-		if len(r.dims) == 0 {
-			name = name[:len(name)-1] + "0" // PyTorch's name of the reduction over all
-		}
-		if o := y.newNode(name, []*Tensor{t}); o != nil {
-			o.kind, o.keepDim, o.count = kind, r.keepDim, count
-			o.keepInput(0, t)
-			o.dims = o.keep(dims)
-		}
-		return
 	}
 	// Save only what the derivative reads, as PyTorch (var reads no output).
 	sx := save(t)
@@ -109,6 +96,30 @@ func (r reduction) record(t, y *Tensor) {
 	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		return []*Tensor{fitGrad(fn(g, sx.get(create, name), sy.get(create, name)), t)}
 	})
+}
+
+// recordSum records sum and mean, whose node needs no closure (see opNode).
+func (r reduction) recordSum(t, y *Tensor) {
+	var buf [8]int
+	dims := reducedDims(t, r.dims, buf[:0])
+	name, kind := "SumBackward1", sumNode // PyTorch's names: ...0 when reducing over all
+	switch {
+	case r.op == kernel.OpSum && len(r.dims) == 0:
+		name = "SumBackward0"
+	case r.op == kernel.OpMean && len(r.dims) == 0:
+		name, kind = "MeanBackward0", meanNode
+	case r.op == kernel.OpMean:
+		name, kind = "MeanBackward1", meanNode
+	}
+	if o := y.newNode(name, []*Tensor{t}); o != nil {
+		o.kind, o.keepDim = kind, r.keepDim
+		o.count = 1
+		for _, d := range dims {
+			o.count *= t.shape[d]
+		}
+		o.keepInput(0, t, nil)
+		o.keepDims(dims)
+	}
 }
 
 // evenlyToTies shares g equally among the elements that reach the extreme
