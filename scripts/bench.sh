@@ -1,12 +1,35 @@
 #!/bin/sh
-# bench.sh runs the Go benchmarks and, when PyTorch is installed, the same
-# operations in PyTorch on this machine, so that the ratios can be read side
-# by side (absolute times on shared machines are noisy).
+# bench.sh runs the Go benchmarks of pkg/torch and, when PyTorch is
+# installed, the same operations in PyTorch, in interleaved rounds
+# (MINDTORCH_BENCH_ROUNDS, default 3), and prints the best time of each and
+# their ratio. Ratios of interleaved runs are what to read on a shared
+# machine; absolute times are noisy.
+# MINDTORCH_BENCH selects Go benchmarks (a -test.bench pattern, default all).
 set -eu
 cd "$(dirname "$0")/.."
-go test -run XXX -bench . -benchmem ./pkg/torch/ | tee /tmp/mindtorch-bench.txt
+rounds=${MINDTORCH_BENCH_ROUNDS:-3}
+pattern=${MINDTORCH_BENCH:-.}
+out=${TMPDIR:-/tmp}/mindtorch-bench
+mkdir -p "$out"
+go test -c -o "$out/torch.test" ./pkg/torch
+: >"$out/go.txt"
+: >"$out/torch.txt"
+torch=no
 if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
-	/usr/bin/python3 scripts/bench_torch.py
+	torch=yes
 else
 	echo "bench: PyTorch not installed (MINDTORCH_GOLDEN=1 sh scripts/setup.sh installs it); Go numbers only"
+fi
+i=1
+while [ "$i" -le "$rounds" ]; do
+	echo "bench: round $i of $rounds"
+	"$out/torch.test" -test.run XXX -test.bench "$pattern" -test.benchmem | tee -a "$out/go.txt"
+	if [ "$torch" = yes ]; then
+		/usr/bin/python3 scripts/bench_torch.py | tee -a "$out/torch.txt"
+	fi
+	i=$((i + 1))
+done
+echo
+if [ "$torch" = yes ]; then
+	/usr/bin/python3 scripts/bench_compare.py "$out/go.txt" "$out/torch.txt"
 fi

@@ -63,6 +63,38 @@ func BenchmarkPointwise(b *testing.B) {
 	}
 }
 
+// BenchmarkPointwiseReleased is BenchmarkPointwise with each result
+// released at once, as PyTorch frees a result whose last reference is
+// dropped: the next op reuses its (cache-hot) memory. Without Release, a
+// result returns to the cache only after a garbage collection.
+func BenchmarkPointwiseReleased(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000, 16_000_000} {
+		x, y := torch.Randn([]int{n}), torch.Randn([]int{n})
+		ops := []struct {
+			name string
+			f    func() *torch.Tensor
+		}{
+			{"add", func() *torch.Tensor { return x.Add(y) }},
+			{"mul", func() *torch.Tensor { return x.Mul(y) }},
+			{"relu", x.Relu},
+		}
+		for _, op := range ops {
+			b.Run(fmt.Sprintf("%s/%.0e", op.name, float64(n)), func(b *testing.B) {
+				for b.Loop() {
+					op.f().Release()
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkAddBroadcast1024Released(b *testing.B) {
+	x, y := torch.Ones([]int{1024, 1024}), torch.Ones([]int{1024})
+	for b.Loop() {
+		x.Add(y).Release()
+	}
+}
+
 func BenchmarkAddBroadcast1024(b *testing.B) {
 	x, y := torch.Ones([]int{1024, 1024}), torch.Ones([]int{1024})
 	for b.Loop() {
