@@ -40,7 +40,8 @@ const (
 // block is one mapping. It never refers to the Memory that uses it, so that
 // the Memory can become unreachable while its cleanup holds the block.
 type block struct {
-	data []byte
+	data  []byte
+	stamp uint64 // when it last entered the cache, for eviction
 }
 
 type cache struct {
@@ -50,6 +51,7 @@ type cache struct {
 	limit  int64            // bound on idle
 	min    int              // smallest size served from the cache
 	poison bool
+	clock  uint64 // stamps of the blocks put
 
 	live                      atomic.Int64 // bytes handed out and not returned
 	low                       atomic.Int64 // lowest live since the last collection
@@ -117,7 +119,10 @@ func (c *cache) get(n int) (*block, bool, error) {
 	return &block{data: data}, true, nil
 }
 
-// put returns a block to the cache, or unmaps it when the cache is full.
+// put returns a block to the cache. When the idle bytes would exceed the
+// limit, the blocks idle for longest are unmapped first, whatever their
+// size: a program that moves from large tensors to small ones must not find
+// the cache full of blocks it no longer uses.
 func (c *cache) put(b *block) {
 	size := int64(len(b.data))
 	c.live.Add(-size)
@@ -127,16 +132,42 @@ func (c *cache) put(b *block) {
 			break
 		}
 	}
+	var drop []*block
 	c.mu.Lock()
-	if c.idle+size <= c.limit {
+	if size > c.limit {
+		drop = append(drop, b)
+	} else {
+		for c.idle+size > c.limit {
+			drop = append(drop, c.evictOldest())
+		}
+		c.clock++
+		b.stamp = c.clock
 		c.free[int(size)] = append(c.free[int(size)], b)
 		c.idle += size
-		b = nil
 	}
 	c.mu.Unlock()
-	if b != nil {
-		unmap(b.data)
+	for _, d := range drop {
+		unmap(d.data)
 	}
+}
+
+// evictOldest removes the idle block put longest ago (the first of its
+// size class's list: lists grow at the end) and returns it. c.mu is held
+// and the cache is not empty.
+func (c *cache) evictOldest() *block {
+	oldest := -1
+	for size, l := range c.free {
+		if len(l) > 0 && (oldest < 0 || l[0].stamp < c.free[oldest][0].stamp) {
+			oldest = size
+		}
+	}
+	l := c.free[oldest]
+	b := l[0]
+	copy(l, l[1:])
+	l[len(l)-1] = nil
+	c.free[oldest] = l[:len(l)-1]
+	c.idle -= int64(len(b.data))
+	return b
 }
 
 // account adds n handed-out bytes and starts a collection when the

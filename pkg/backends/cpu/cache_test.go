@@ -126,6 +126,49 @@ func TestCacheIsBounded(t *testing.T) {
 	}
 }
 
+// TestCacheEvictsTheOldest fills the cache with large blocks, then cycles
+// small ones: the small ones must stay cached (hits), the large ones go.
+func TestCacheEvictsTheOldest(t *testing.T) {
+	c := &cache{free: map[int][]*block{}, limit: 8 << 20, min: 1}
+	var big []*block
+	for range 2 {
+		b, _, err := c.get(4 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		big = append(big, b)
+	}
+	for _, b := range big {
+		c.put(b)
+	}
+	if c.idle != 8<<20 {
+		t.Fatalf("idle %d after putting two 4 MiB blocks, want 8 MiB", c.idle)
+	}
+	for range 10 {
+		b, _, err := c.get(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.put(b)
+	}
+	if c.hits.Load() < 9 {
+		t.Errorf("%d hits for 10 cycles of a 1 MiB block: the cache dropped the small block instead of an old large one", c.hits.Load())
+	}
+	if n := len(c.free[4<<20]); n != 1 || c.idle != 5<<20 {
+		t.Errorf("%d large blocks and %d idle bytes left, want 1 and 5 MiB", n, c.idle)
+	}
+	// A block larger than the limit is never kept.
+	b, _, err := c.get(16 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.put(b)
+	if len(c.free[16<<20]) != 0 || c.idle > c.limit {
+		t.Errorf("a block above the limit was kept (idle %d)", c.idle)
+	}
+	c.empty()
+}
+
 // Many goroutines allocating and releasing concurrently (run with -race).
 func TestCacheConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
