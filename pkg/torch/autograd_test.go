@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -462,4 +463,44 @@ func TestGradFnNames(t *testing.T) {
 			t.Errorf("%s: grad_fn %s, want %s", c.name, got, c.want)
 		}
 	}
+}
+
+// TestLinearNodesKeepLongShapes records add, sub, sum and mean whose kept
+// shapes and dims do not fit in the node's inline space.
+func TestLinearNodesKeepLongShapes(t *testing.T) {
+	x := torch.Ones([]int{2, 1, 3, 1}).RequiresGrad_(true)
+	y := torch.Ones([]int{1, 4, 1, 5}).RequiresGrad_(true)
+	z := torch.Ones([]int{2, 3, 4}).RequiresGrad_(true)
+	loss := x.Add(y).SubAlpha(torch.Ones([]int{4, 1, 5}), 2).Sum(0, 2).Sum().
+		Add(z.Mean(0, 2).Sum()).Add(z.SumKeepDim(1).Mean())
+	if err := loss.Backward(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, g *torch.Tensor, shape []int, want float64) {
+		t.Helper()
+		v, err := torch.ToSlice[float32](g)
+		if err != nil || !sameShapeInts(g.Shape(), shape) {
+			t.Fatalf("%s: grad %v (shape %v), want shape %v", name, err, g.Shape(), shape)
+		}
+		for _, e := range v {
+			if math.Abs(float64(e)-want) > 1e-6 {
+				t.Fatalf("%s: grad %v, want all %v", name, v, want)
+			}
+		}
+	}
+	check("x", x.Grad(), []int{2, 1, 3, 1}, 20) // broadcast over 4 x 5
+	check("y", y.Grad(), []int{1, 4, 1, 5}, 6)  // over 2 x 3
+	check("z", z.Grad(), []int{2, 3, 4}, 1.0/8+1.0/8)
+}
+
+func sameShapeInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -77,12 +77,12 @@ type opNode struct {
 	kind    nodeKind
 	keepDim bool
 	lens    [3]uint8 // of the shapes of inputs 0 and 1 (sameAsGrad: the gradient's) and of the dims, in ints
+	nints   uint8    // ints used
 	dtypes  [2]DType
 	linear  *binaryRule
-	alpha   kernel.Scalar
-	count   int   // mean: the number of elements averaged
-	ints    []int // the shapes, then the dims
-	inline  [4]int
+	alpha   kernel.Scalar // add, sub: alpha; mean: the number of elements averaged
+	ints    [4]int        // the kept shapes, then the dims, while they fit
+	more    *[]int        // all of them when they do not
 }
 
 // nodeKind says how an opNode computes its gradients.
@@ -117,10 +117,25 @@ func (o *opNode) keepDims(dims []int) {
 }
 
 func (o *opNode) keepInts(v []int) {
-	if o.ints == nil {
-		o.ints = o.inline[:0]
+	n := int(o.nints) + len(v)
+	if o.more == nil && n <= len(o.ints) {
+		copy(o.ints[o.nints:], v)
+	} else {
+		if o.more == nil {
+			all := append([]int(nil), o.ints[:o.nints]...)
+			o.more = &all
+		}
+		*o.more = append(*o.more, v...)
 	}
-	o.ints = append(o.ints, v...)
+	o.nints = uint8(min(n, 255))
+}
+
+// kept is every int kept, in order.
+func (o *opNode) kept() []int {
+	if o.more != nil {
+		return *o.more
+	}
+	return o.ints[:o.nints]
 }
 
 // shape is input i's shape (that of g when the same).
@@ -132,13 +147,13 @@ func (o *opNode) shape(i int, g *Tensor) []int {
 	if i == 1 && o.lens[0] != sameAsGrad {
 		at = int(o.lens[0])
 	}
-	return o.ints[at : at+int(o.lens[i])]
+	return o.kept()[at : at+int(o.lens[i])]
 }
 
 // dims are the reduced dims of sum and mean.
 func (o *opNode) dims() []int {
 	at := int(o.lens[0]) // sum and mean have one input, whose shape is kept
-	return o.ints[at : at+int(o.lens[2])]
+	return o.kept()[at : at+int(o.lens[2])]
 }
 
 // Apply runs the backward function on the output's gradient.
@@ -156,7 +171,7 @@ func (o *opNode) Apply(gs []autograd.Value, create bool) ([]autograd.Value, erro
 		shape := o.shape(0, g)
 		g = expandTo(g, shape, o.dims(), o.keepDim)
 		if o.kind == meanNode {
-			g = g.DivScalar(float64(o.count))
+			g = g.DivScalar(o.alpha.Float())
 		}
 		buf[0] = fitTo(g, shape, o.dtypes[0])
 		res = buf[:1]

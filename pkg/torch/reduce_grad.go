@@ -113,10 +113,11 @@ func (r reduction) recordSum(t, y *Tensor) {
 	}
 	if o := y.newNode(name, []*Tensor{t}); o != nil {
 		o.kind, o.keepDim = kind, r.keepDim
-		o.count = 1
+		count := 1
 		for _, d := range dims {
-			o.count *= t.shape[d]
+			count *= t.shape[d]
 		}
+		o.alpha = kernel.IntScalar(int64(count))
 		o.keepInput(0, t, nil)
 		o.keepDims(dims)
 	}
