@@ -41,47 +41,36 @@ func BenchmarkAdd2x2(b *testing.B) {
 
 // BenchmarkPointwise times add, mul and relu that allocate their result,
 // and add into an existing tensor (Add_), at three sizes.
-func BenchmarkPointwise(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000, 16_000_000} {
-		x, y := torch.Randn([]int{n}), torch.Randn([]int{n})
-		ops := []struct {
-			name string
-			f    func() *torch.Tensor
-		}{
-			{"add", func() *torch.Tensor { return x.Add(y) }},
-			{"mul", func() *torch.Tensor { return x.Mul(y) }},
-			{"relu", x.Relu},
-			{"add_", func() *torch.Tensor { return x.Add_(y) }},
-		}
-		for _, op := range ops {
-			b.Run(fmt.Sprintf("%s/%.0e", op.name, float64(n)), func(b *testing.B) {
-				for b.Loop() {
-					op.f()
-				}
-			})
-		}
-	}
-}
+func BenchmarkPointwise(b *testing.B) { benchPointwise(b, false) }
 
 // BenchmarkPointwiseReleased is BenchmarkPointwise with each result
 // released at once, as PyTorch frees a result whose last reference is
 // dropped: the next op reuses its (cache-hot) memory. Without Release, a
 // result returns to the cache only after a garbage collection.
-func BenchmarkPointwiseReleased(b *testing.B) {
+func BenchmarkPointwiseReleased(b *testing.B) { benchPointwise(b, true) }
+
+type namedOp struct {
+	name string
+	f    func() *torch.Tensor
+}
+
+func benchPointwise(b *testing.B, release bool) {
 	for _, n := range []int{100_000, 1_000_000, 16_000_000} {
 		x, y := torch.Randn([]int{n}), torch.Randn([]int{n})
-		ops := []struct {
-			name string
-			f    func() *torch.Tensor
-		}{
+		ops := []namedOp{
 			{"add", func() *torch.Tensor { return x.Add(y) }},
 			{"mul", func() *torch.Tensor { return x.Mul(y) }},
 			{"relu", x.Relu},
 		}
+		if !release { // an in-place op has no result to release
+			ops = append(ops, namedOp{"add_", func() *torch.Tensor { return x.Add_(y) }})
+		}
 		for _, op := range ops {
 			b.Run(fmt.Sprintf("%s/%.0e", op.name, float64(n)), func(b *testing.B) {
 				for b.Loop() {
-					op.f().Release()
+					if r := op.f(); release {
+						r.Release()
+					}
 				}
 			})
 		}

@@ -144,24 +144,31 @@ func runInPlace(c *kernel.Call, t *Tensor) *Tensor {
 // checkWritable refuses in-place writes into a tensor whose elements share
 // memory (an expanded view), as PyTorch does.
 func (t *Tensor) checkWritable(op string) error {
-	for i, s := range t.strides {
-		if s == 0 && t.shape[i] > 1 {
-			return t.opError(op, kernel.ErrArgument, "unsupported operation: more than one element of the written-to tensor "+
-				"refers to a single memory location. Please clone() the tensor before performing the operation.")
-		}
+	if !t.overlapping() {
+		return nil
 	}
-	return nil
+	return t.opError(op, kernel.ErrArgument, "unsupported operation: more than one element of the written-to tensor "+
+		"refers to a single memory location. Please clone() the tensor before performing the operation.")
 }
 
 // checkWritableOp is checkWritable for the in-place form of op (its name
 // with "_", built only for the error).
 func (t *Tensor) checkWritableOp(op kernel.OpID) error {
+	if !t.overlapping() {
+		return nil
+	}
+	return t.checkWritable(op.String() + "_")
+}
+
+// overlapping reports whether several elements of t share memory: a dim of
+// size above 1 with stride 0.
+func (t *Tensor) overlapping() bool {
 	for i, s := range t.strides {
 		if s == 0 && t.shape[i] > 1 {
-			return t.checkWritable(op.String() + "_")
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // unary runs a one-input op.

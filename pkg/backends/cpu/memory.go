@@ -44,27 +44,12 @@ func Allocate(n int) (*Memory, error) {
 		m.cleanup = runtime.AddCleanup(m, hostCache.put, b)
 		return m, nil
 	}
-	switch {
-	case n <= 64:
-		return allocateInline(new(withData[[64 + Alignment - 1]byte]), n), nil
-	case n <= SmallMax:
-		return allocateInline(new(withData[[SmallMax + Alignment - 1]byte]), n), nil
+	if n <= SmallMax {
+		_, m := AllocateWith[struct{}](n)
+		return m, nil
 	}
 	buf := make([]byte, n+Alignment-1)
 	return &Memory{buf: buf, ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
-}
-
-// withData is a Memory and its bytes in one allocation, for small tensors
-// (most of the results of small ops): the data array A is sized for the
-// bytes plus the padding to the alignment.
-type withData[A any] struct {
-	m    Memory
-	data A
-}
-
-func allocateInline[A any](w *withData[A], n int) *Memory {
-	w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
-	return &w.m
 }
 
 // SmallMax is the largest allocation AllocateWith serves.
@@ -73,7 +58,8 @@ const SmallMax = 256
 // AllocateWith allocates n <= SmallMax bytes of aligned, zeroed CPU memory
 // and a zero O in one Go allocation, which stays alive while either is
 // reachable: the tensor layer allocates a small result and the tensor that
-// owns it together. It returns nils when n is larger (or negative) or when
+// owns it together (and Allocate, with no owner, a small Memory and its
+// bytes). It returns nils when n is larger (or negative) or when
 // every allocation must come from the cache (MINDTORCH_CPU_CACHE_DEBUG).
 func AllocateWith[O any](n int) (*O, *Memory) {
 	if n < 0 || hostCache.enabled(n) {
