@@ -202,6 +202,7 @@ func insertionOrder(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, 
 func parallel(n int, f func(begin, end int) error) error {
 	workers := runtime.GOMAXPROCS(0)
 	if n < grain || workers == 1 {
+		callers.resched()
 		return f(0, n)
 	}
 	workers = min(workers, n/(grain/2))
