@@ -18,7 +18,7 @@
 #define MT_EXP_T(T, v) (sizeof(T) == sizeof(float) ? (T)mt_expf((float)(v)) : (T)exp((double)(v)))
 
 #define TILE 256
-#define LEAF 2048 /* elements summed directly before pairwise halving */
+#define LEAF 16384 /* elements summed directly (64 lanes of 256) before pairwise halving */
 #define LANES 64 /* independent accumulators: four vector registers of floats */
 
 typedef int (*mt_red)(const void *x, const void *g, int64_t r, int64_t inner, int64_t nc, void *out,
