@@ -61,10 +61,9 @@ func TestSmallAllocationsUseTheGoHeap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inline := n <= 256 // in the Memory's own allocation
-		if m.blk != nil || (m.buf == nil) != inline || uintptr(m.HostPtr())%Alignment != 0 || !m.Zeroed() || len(m.Bytes()) != n {
-			t.Errorf("Allocate(%d): block %v, separate heap buffer %v, aligned %v, zeroed %v, %d bytes", n, m.blk != nil,
-				m.buf != nil, uintptr(m.HostPtr())%Alignment == 0, m.Zeroed(), len(m.Bytes()))
+		if m.cached != nil || uintptr(m.HostPtr())%Alignment != 0 || !m.Zeroed() || len(m.Bytes()) != n {
+			t.Errorf("Allocate(%d): cached block %v, aligned %v, zeroed %v, %d bytes", n, m.cached != nil,
+				uintptr(m.HostPtr())%Alignment == 0, m.Zeroed(), len(m.Bytes()))
 		}
 		for i := range m.Bytes() { // the whole range is writable
 			m.Bytes()[i] = byte(i)

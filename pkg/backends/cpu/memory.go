@@ -14,17 +14,23 @@ import (
 const Alignment = 64
 
 // Memory is CPU memory, 64-byte aligned: small allocations in the Go heap
-// (up to 256 bytes in the same allocation as the Memory itself), large ones from the caching allocator (see cache.go). It holds no Go
-// pointers, so the garbage collector never scans it, and C may read and
-// write it during a call.
+// (up to 256 bytes in the same allocation as the Memory itself), large ones
+// from the caching allocator (see cache.go). Go heap memory stays alive
+// through ptr, which points into it. The struct is kept small because every
+// small tensor carries one.
 type Memory struct {
-	buf      []byte // Go heap memory; nil otherwise
-	blk      *block // cached block; nil otherwise
-	cleanup  runtime.Cleanup
-	released atomic.Bool
 	ptr      unsafe.Pointer
 	n        int
+	cached   *cachedBlock // a block of the cache; nil otherwise
+	released atomic.Bool
 	zeroed   bool
+}
+
+// cachedBlock is a block of the cache lent to a Memory, and the cleanup
+// that returns it if the Memory is dropped without Release.
+type cachedBlock struct {
+	blk     *block
+	cleanup runtime.Cleanup
 }
 
 var empty [Alignment]byte
@@ -40,16 +46,17 @@ func Allocate(n int) (*Memory, error) {
 		if err != nil {
 			return nil, kernel.Errorf(kernel.ErrDevice, "cpu: cannot allocate %d bytes: %v", n, err)
 		}
-		m := &Memory{blk: b, ptr: unsafe.Pointer(unsafe.SliceData(b.data)), n: n, zeroed: zeroed}
-		m.cleanup = runtime.AddCleanup(m, hostCache.put, b)
+		m := &Memory{cached: &cachedBlock{blk: b}, ptr: unsafe.Pointer(unsafe.SliceData(b.data)), n: n, zeroed: zeroed}
+		m.cached.cleanup = runtime.AddCleanup(m, hostCache.put, b)
 		return m, nil
 	}
 	if n <= SmallMax {
-		_, m := AllocateWith[struct{}](n)
+		// The padding makes the allocation a multiple of Alignment (see AllocateWith).
+		_, m := AllocateWith[[32]byte](n)
 		return m, nil
 	}
 	buf := make([]byte, n+Alignment-1)
-	return &Memory{buf: buf, ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
+	return &Memory{ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
 }
 
 // SmallMax is the largest allocation AllocateWith serves.
@@ -61,27 +68,45 @@ const SmallMax = 256
 // owns it together (and Allocate, with no owner, a small Memory and its
 // bytes). It returns nils when n is larger (or negative) or when
 // every allocation must come from the cache (MINDTORCH_CPU_CACHE_DEBUG).
+//
+// The bytes come first in the allocation. Go places objects of a size class
+// at multiples of the class size from a page boundary, so when the whole
+// allocation rounds up to a multiple of Alignment (as a small tensor's
+// does: 320 bytes), the bytes are aligned without slack. Otherwise the
+// allocation is made again with Alignment-1 bytes of slack.
 func AllocateWith[O any](n int) (*O, *Memory) {
 	if n < 0 || hostCache.enabled(n) {
 		return nil, nil
 	}
 	switch {
 	case n <= 64:
-		w := new(withOwner[O, [64 + Alignment - 1]byte])
-		w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
-		return &w.owner, &w.m
+		return allocateWith[O, [64]byte, [64 + Alignment - 1]byte](n)
 	case n <= SmallMax:
-		w := new(withOwner[O, [SmallMax + Alignment - 1]byte])
-		w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
-		return &w.owner, &w.m
+		return allocateWith[O, [SmallMax]byte, [SmallMax + Alignment - 1]byte](n)
 	}
 	return nil, nil
 }
 
+// allocateWith is AllocateWith with bytes of type A, or S (with slack)
+// when A's place is not aligned.
+func allocateWith[O, A, S any](n int) (*O, *Memory) {
+	if w := new(withOwner[O, A]); uintptr(unsafe.Pointer(&w.data))%Alignment == 0 {
+		w.m = Memory{ptr: unsafe.Pointer(&w.data), n: n, zeroed: true}
+		return &w.owner, &w.m
+	}
+	unalignedSmall.Add(1)
+	w := new(withOwner[O, S])
+	w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
+	return &w.owner, &w.m
+}
+
+// unalignedSmall counts small allocations that needed slack (tests read it).
+var unalignedSmall atomic.Int64
+
 type withOwner[O, A any] struct {
+	data  A
 	owner O
 	m     Memory
-	data  A
 }
 
 // align rounds p up to the next multiple of Alignment.
@@ -115,11 +140,11 @@ func (m *Memory) Bytes() []byte { return unsafe.Slice((*byte)(m.ptr), m.n) }
 // the garbage collector) and marks the memory released, so that ops refuse
 // it. Releasing twice is harmless.
 func (m *Memory) Release() {
-	if !m.released.CompareAndSwap(false, true) || m.blk == nil {
+	if !m.released.CompareAndSwap(false, true) || m.cached == nil {
 		return
 	}
-	m.cleanup.Stop()
-	hostCache.put(m.blk)
+	m.cached.cleanup.Stop()
+	hostCache.put(m.cached.blk)
 }
 
 // Released reports whether Release was called.

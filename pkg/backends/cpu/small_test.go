@@ -151,3 +151,25 @@ func TestAllocateWith(t *testing.T) {
 		t.Error("AllocateWith above SmallMax must decline")
 	}
 }
+
+// The allocations made most often need no slack for alignment: a small
+// tensor's (the owner is torch's Tensor and its storage, 216 bytes: torch's
+// TestSmallTensorLayout keeps that size) and Allocate's.
+func TestSmallAllocationsNeedNoSlack(t *testing.T) {
+	if hostCache.enabled(1) {
+		t.Skip("debug mode sends every allocation through the cache")
+	}
+	type tensorSized struct{ p [27]*int }
+	before := unalignedSmall.Load()
+	for i := 0; i < 100; i++ {
+		for _, n := range []int{4, 64, 100, SmallMax} {
+			AllocateWith[tensorSized](n)
+			if _, err := Allocate(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := unalignedSmall.Load() - before; got != 0 {
+		t.Errorf("%d of 800 small allocations were unaligned and made again with slack", got)
+	}
+}
