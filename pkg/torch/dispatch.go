@@ -222,6 +222,18 @@ func binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor
 	if b.err != nil {
 		return b
 	}
+	y := smallBinary(op, a, b, mode, alpha)
+	if y == nil {
+		y = dispatchBinary(op, a, b, mode, alpha)
+	}
+	if recording(a, b) {
+		recordBinary(op, a, b, y, mode, alpha)
+	}
+	return y
+}
+
+// dispatchBinary runs a two-tensor op through the dispatcher.
+func dispatchBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
 	dev, err := deviceOf(op, a, b)
 	if err != nil {
 		return failed(err)
@@ -230,11 +242,7 @@ func binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor
 	c.In[0], c.In[1] = a.operand(), b.operand()
 	c.Mode = mode
 	c.Scalars[1] = alpha
-	y := run(c)
-	if recording(a, b) {
-		recordBinary(op, a, b, y, mode, alpha)
-	}
-	return y
+	return run(c)
 }
 
 // binaryScalar runs a tensor-and-Go-scalar op.

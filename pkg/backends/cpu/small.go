@@ -102,3 +102,27 @@ func binaryLoop[T float32 | float64](cop int, out, x, y []T) {
 		}
 	}
 }
+
+// SameShapeBinary computes out = x op y over n contiguous elements of
+// dtype dt for op add, sub, mul or div (true division), in Go, and reports
+// whether it did: it declines any other op or dtype. The tensor layer uses
+// it for small float tensors of one shape, before any dispatch (see torch's
+// small.go); the results are the bits the engine gives.
+func SameShapeBinary(op kernel.OpID, dt dtype.DType, out, x, y unsafe.Pointer, n int) bool {
+	var cop int
+	switch op {
+	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv:
+		cop = cOpOf[op]
+	default:
+		return false
+	}
+	switch dt {
+	case dtype.Float32:
+		binaryLoop(cop, unsafe.Slice((*float32)(out), n), unsafe.Slice((*float32)(x), n), unsafe.Slice((*float32)(y), n))
+	case dtype.Float64:
+		binaryLoop(cop, unsafe.Slice((*float64)(out), n), unsafe.Slice((*float64)(x), n), unsafe.Slice((*float64)(y), n))
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,53 @@
+package torch
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The small-tensor path.
+//
+// add, sub, mul and div of two float CPU tensors of one dtype and one
+// shape, both contiguous, with a result of at most smallBytes, are computed
+// here without the dispatcher: there is nothing for it to decide (no
+// broadcasting, no type promotion, no device to choose, no error to
+// report), and its steps would cost more than the op itself. The result is
+// allocated with its tensor in one object and computed by the CPU backend's
+// Go loops, which the dispatched op also runs on small operands.
+// Everything else, including released inputs, goes to the dispatcher.
+
+// smallBytes bounds the result of the small-tensor path.
+const smallBytes = 64
+
+// smallBinary returns a op b by the small-tensor path, or nil when the
+// operands do not qualify.
+func smallBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
+	dt := a.dtype
+	if mode != 0 || b.dtype != dt || (dt != Float32 && dt != Float64) || alpha.Float() != 1 {
+		return nil
+	}
+	n := a.Numel()
+	if n*dt.ItemSize() > smallBytes || a.Dim() > 8 || !slices.Equal(a.shape, b.shape) || !a.IsContiguous() || !b.IsContiguous() {
+		return nil
+	}
+	am, aOnCPU := a.storage.mem.(*cpu.Memory)
+	bm, bOnCPU := b.storage.mem.(*cpu.Memory)
+	if !aOnCPU || !bOnCPU || am.Released() || bm.Released() {
+		return nil
+	}
+	both, m := cpu.AllocateWith[tensorAndStorage](n * dt.ItemSize())
+	if both == nil { // the cache's debug mode
+		return nil
+	}
+	x := unsafe.Add(am.HostPtr(), a.offset*dt.ItemSize())
+	y := unsafe.Add(bm.HostPtr(), b.offset*dt.ItemSize())
+	if !cpu.SameShapeBinary(op, dt, m.HostPtr(), x, y, n) {
+		return nil
+	}
+	var strides [8]int
+	kernel.ContiguousStrides(a.shape, strides[:len(a.shape)])
+	return both.init(m, dt, a.shape, strides[:len(a.shape)], 0)
+}
