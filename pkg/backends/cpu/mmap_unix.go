@@ -14,12 +14,14 @@ const mappingSupported = true
 const hugePage = 2 << 20
 
 // mapAnonymous maps n bytes of private, zeroed memory outside the Go heap.
-// Blocks of 4 MiB and more are aligned to huge pages and advised to use
-// them: streaming kernels then miss the TLB 512 times less often (a 64 MiB
-// sum runs about 1.5x faster).
+// Blocks under 4 MiB are populated (see populate_linux.go). Larger ones are
+// aligned to huge pages and advised to use them: streaming kernels then
+// miss the TLB 512 times less often (a 64 MiB sum runs about 1.5x faster),
+// and the kernels that fill them fault one 2 MiB page at a time, on every
+// core at once.
 func mapAnonymous(n int) ([]byte, error) {
 	if n < 2*hugePage {
-		p, err := unix.MmapPtr(-1, 0, nil, uintptr(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+		p, err := unix.MmapPtr(-1, 0, nil, uintptr(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON|populateFlag)
 		if err != nil {
 			return nil, err
 		}
