@@ -2,6 +2,7 @@ package torch
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,6 +36,9 @@ func bitsOf(t *testing.T, x *Tensor) ([]uint64, DType, []int, []int) {
 }
 
 func TestSmallPathMatchesDispatch(t *testing.T) {
+	if os.Getenv("MINDTORCH_CPU_CACHE_DEBUG") == "1" {
+		t.Skip("the cache's debug mode serves every allocation, so the small path declines")
+	}
 	special := []float64{1.5, -0.0, math.NaN(), math.Inf(1), math.Inf(-1), 0, 3, 1e-310, -7.25, 2}
 	ops := []kernel.OpID{kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv}
 	for _, dt := range []DType{Float32, Float64} {
