@@ -294,6 +294,17 @@ for name, fn in {"cumsum": torch.cumsum, "cumprod": torch.cumprod, "softmax": to
     add_case(name, [make_input([], "float32")], {"dim": 0}, lambda x: fn(x, 0))
     if "softmax" in name:
         add_case(name, [make_input([3, 4], "int64")], {"dim": 1}, lambda x: fn(x, 1))
+        # Long rows (the kernel's whole-row path) with a NaN past the first
+        # vector, a NaN last, a row of -inf, +inf, -inf among finite values
+        # and large magnitudes; from a generator of their own so that the
+        # cases above keep their values.
+        g = torch.Generator().manual_seed(1)
+        for d in ("float32", "float64"):
+            rows = torch.randn(6, 40, generator=g, dtype=torch.float64) * 3
+            rows[0, 17], rows[1, 39], rows[3, 5], rows[4, 20] = math.nan, math.nan, math.inf, -math.inf
+            rows[2, :] = -math.inf
+            rows[5] *= 30
+            add_case(name, [make_input([6, 40], d, values=rows)], {"dim": 1}, lambda x: fn(x, 1))
 
 # ---- matrix products ----
 
