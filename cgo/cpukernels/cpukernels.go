@@ -1,6 +1,7 @@
 // Package cpukernels is the cgo binding of the CPU kernels in csrc/cpu: the
-// pointwise engine and casts. It is a thin layer: one C call per op (or per
-// worker's share of an op), plans passed by pointer, no Go pointers kept by C.
+// pointwise engine, casts, reductions and matrix products. It is a thin
+// layer: one C call per op (a large op is split across C's worker pool
+// inside that call), plans passed by pointer, no Go pointers kept by C.
 package cpukernels
 
 /*

@@ -123,3 +123,10 @@ int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int6
   int64_t s[MT_MAX_OPS] = {s0, s1, 0, 0};
   return loop(n, p, s, 0);
 }
+
+int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t n, int64_t grain) {
+  mt_loop loop = cast_loop(dst, src);
+  if (!loop) return MT_ERR_UNSUPPORTED;
+  char *base[MT_MAX_OPS] = {p0, p1, 0, 0};
+  return mt_run_plan_parallel(loop, plan, base, n, 0, grain);
+}

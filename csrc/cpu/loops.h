@@ -106,5 +106,9 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
 /* mt_run_plan runs loop over elements [begin, end) of plan. */
 int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t begin, int64_t end,
                 const mt_attrs *a);
+/* mt_run_plan_parallel runs loop over elements [0, n) of plan, split across
+ * the worker pool in shares of at least grain elements. */
+int mt_run_plan_parallel(mt_loop loop, const mt_plan *plan, char *const *base, int64_t n, const mt_attrs *a,
+                         int64_t grain);
 
 #endif

@@ -54,3 +54,23 @@ int mt_isa(void) {
 #endif
   return 0;
 }
+
+/* mt_run_plan_parallel is mt_run_plan over [0, n) split across the pool. */
+typedef struct {
+  mt_loop loop;
+  const mt_plan *plan;
+  char *base[MT_MAX_OPS];
+  const mt_attrs *a;
+} plan_job;
+
+static int plan_share(void *ctx, int share, int64_t begin, int64_t end) {
+  (void)share;
+  plan_job *j = ctx;
+  return mt_run_plan(j->loop, j->plan, j->base, begin, end, j->a);
+}
+
+int mt_run_plan_parallel(mt_loop loop, const mt_plan *plan, char *const *base, int64_t n, const mt_attrs *a,
+                         int64_t grain) {
+  plan_job j = {loop, plan, {base[0], base[1], base[2], base[3]}, a};
+  return mt_parallel(n, grain, plan_share, &j, 0);
+}

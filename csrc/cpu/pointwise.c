@@ -327,3 +327,11 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
   int64_t s[MT_MAX_OPS] = {s0, s1, s2, s3};
   return table[op][dtype](n, p, s, &attrs);
 }
+
+int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,
+                          int64_t n, mt_attrs attrs, int64_t grain) {
+  if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES || !table[op][dtype])
+    return MT_ERR_UNSUPPORTED;
+  char *base[MT_MAX_OPS] = {p0, p1, p2, p3};
+  return mt_run_plan_parallel(table[op][dtype], plan, base, n, &attrs, grain);
+}

@@ -465,3 +465,52 @@ int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, in
   }
   return MT_OK;
 }
+
+/* mt_reduce_parallel is mt_reduce over output positions [0, positions),
+ * split across the pool. */
+typedef struct {
+  int op, dtype;
+  const void *x, *g;
+  int64_t outer, r, inner;
+  void *out;
+  int64_t *idx;
+  mt_attrs a;
+} reduce_job;
+
+static int reduce_share(void *ctx, int share, int64_t begin, int64_t end) {
+  (void)share;
+  reduce_job *j = ctx;
+  return mt_reduce(j->op, j->dtype, j->x, j->g, j->outer, j->r, j->inner, j->out, j->idx, begin, end, j->a);
+}
+
+int mt_reduce_parallel(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
+                       void *out, int64_t *idx, int64_t positions, mt_attrs a, int64_t grain) {
+  reduce_job j = {op, dtype, x, g, outer, r, inner, out, idx, a};
+  return mt_parallel(positions, grain, reduce_share, &j, 0);
+}
+
+/* mt_reduce_split: one partial result per share (room for 8 bytes each),
+ * then the combining reduction over them. */
+typedef struct {
+  int op, dtype, part_size;
+  const char *x;
+  int64_t es;
+  mt_attrs a;
+  int64_t parts[MT_POOL_MAX];
+} split_job;
+
+static int split_share(void *ctx, int share, int64_t begin, int64_t end) {
+  split_job *j = ctx;
+  char *dst = (char *)j->parts + share * j->part_size; /* packed: the combining pass reads them as an array */
+  return mt_reduce(j->op, j->dtype, j->x + begin * j->es, 0, 1, end - begin, 1, dst, 0, 0, 1, j->a);
+}
+
+int mt_reduce_split(int part_op, int dtype, int part_dtype, int combine, const void *x, int64_t r, void *out,
+                    mt_attrs a, int64_t grain) {
+  split_job j = {part_op, dtype, out_size(part_op, dtype), x, out_size(MT_R_SUM, dtype), a, {0}};
+  (void)part_dtype;
+  int shares = 1;
+  int st = mt_parallel(r, grain, split_share, &j, &shares);
+  if (st != MT_OK) return st;
+  return mt_reduce(combine, part_dtype, j.parts, 0, 1, shares, 1, out, 0, 0, 1, a);
+}

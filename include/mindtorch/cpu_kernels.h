@@ -83,6 +83,20 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 
 /* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
  * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */
+/* The worker pool (pool.c). mt_pool_start starts size-1 threads, once;
+ * mt_parallel splits [0, n) into at most one share per thread (the
+ * caller's included) of at least grain elements and calls fn(ctx, share,
+ * begin, end) for each, concurrently. */
+#define MT_POOL_MAX 64 /* the most threads the pool starts */
+typedef int (*mt_share_fn)(void *ctx, int share, int64_t begin, int64_t end);
+int mt_pool_start(int size);
+int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares);
+
+/* The _parallel entry points run the whole range split across the pool in
+ * shares of at least grain elements (output positions for mt_reduce). */
+int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,
+                          int64_t n, mt_attrs attrs, int64_t grain);
+int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t n, int64_t grain);
 int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);
 int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int64_t s1);
 
@@ -114,6 +128,13 @@ int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, in
 /* mt_blas_load opens an OpenBLAS library (a path or a soname) and finds
  * cblas_sgemm and cblas_dgemm. On success msg gets the library's build
  * configuration; on failure, why it failed. */
+int mt_reduce_parallel(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
+                       void *out, int64_t *idx, int64_t positions, mt_attrs a, int64_t grain);
+/* mt_reduce_split reduces r contiguous elements of x to one value: part_op
+ * (in dtype, results in part_dtype) over one chunk per share, then combine
+ * over the partial results. */
+int mt_reduce_split(int part_op, int dtype, int part_dtype, int combine, const void *x, int64_t r, void *out,
+                    mt_attrs a, int64_t grain);
 int mt_blas_load(const char *path, char *msg, int msglen);
 
 /* mt_blas_set_threads sets the loaded OpenBLAS's thread count. */

@@ -187,19 +187,3 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
-
-func TestEachWorkerRunsEveryShare(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 8} {
-		for range 100 {
-			seen := make([]int, n)
-			if err := eachWorker(n, func(w int) error { seen[w]++; return nil }); err != nil {
-				t.Fatal(err)
-			}
-			for w, c := range seen {
-				if c != 1 {
-					t.Fatalf("n=%d: share %d ran %d times", n, w, c)
-				}
-			}
-		}
-	}
-}

@@ -31,26 +31,18 @@ func castInto(dst operand, dd dtype.DType, src operand, sd dtype.DType, shape []
 
 func (it *iter) cast(dd, sd dtype.DType) error {
 	p := it.plan
+	if it.numel >= grain {
+		beginLarge()
+		return cpukernels.CastParallel(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], it.numel, grain/2)
+	}
 	if p.NDim <= 1 {
 		var s0, s1 int64
 		if p.NDim == 1 {
 			s0, s1 = p.Strides[0][0], p.Strides[1][0]
 		}
-		n := it.numel
-		if n < grain {
-			return cpukernels.Cast1D(int(dd), int(sd), n, it.ptrs[0], it.ptrs[1], s0, s1)
-		}
-		p0, p1 := it.ptrs[0], it.ptrs[1]
-		return parallel(n, func(b, e int) error {
-			return cpukernels.Cast1D(int(dd), int(sd), e-b, unsafe.Add(p0, int64(b)*s0), unsafe.Add(p1, int64(b)*s1), s0, s1)
-		})
+		return cpukernels.Cast1D(int(dd), int(sd), it.numel, it.ptrs[0], it.ptrs[1], s0, s1)
 	}
-	if it.numel < grain {
-		return cpukernels.Cast(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], 0, it.numel)
-	}
-	return parallel(it.numel, func(b, e int) error {
-		return cpukernels.Cast(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], b, e)
-	})
+	return cpukernels.Cast(int(dd), int(sd), p, it.ptrs[0], it.ptrs[1], 0, it.numel)
 }
 
 // fillKernel is fill_: every element of Out[0] becomes Scalars[0].

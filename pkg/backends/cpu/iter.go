@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
@@ -11,7 +10,8 @@ import (
 )
 
 // grain is the number of elements below which an op runs on the caller's
-// goroutine: splitting smaller work costs more than it saves.
+// thread alone: splitting smaller work costs more than it saves (larger
+// ops go to the worker pool, pool.go).
 const grain = 1 << 15
 
 // iter is the iteration state of one op: the plan the C engine walks and
@@ -195,19 +195,4 @@ func insertionOrder(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, 
 			}
 		}
 	}
-}
-
-// parallel runs f over [0, n) split into one share per available core, or
-// on the caller's goroutine when n is below grain. It returns the first error.
-func parallel(n int, f func(begin, end int) error) error {
-	workers := runtime.GOMAXPROCS(0)
-	if n < grain || workers == 1 {
-		callers.resched()
-		return f(0, n)
-	}
-	workers = min(workers, n/(grain/2))
-	chunk := (n + workers - 1) / workers
-	return eachWorker(workers, func(w int) error {
-		return f(w*chunk, min(n, (w+1)*chunk))
-	})
 }

@@ -213,6 +213,10 @@ func signExtend(v int64, size int) int64 {
 func (it *iter) pointwise(op int, d dtype.DType, a *cpukernels.Attrs) error {
 	p := it.plan
 	n := it.numel
+	if n >= grain {
+		beginLarge()
+		return cpukernels.PointwiseParallel(op, int(d), p, &it.ptrs, n, a, grain/2)
+	}
 	if p.NDim <= 1 {
 		var s [cpukernels.MaxOps]int64
 		if p.NDim == 1 {
@@ -220,30 +224,7 @@ func (it *iter) pointwise(op int, d dtype.DType, a *cpukernels.Attrs) error {
 				s[k] = p.Strides[k][0]
 			}
 		}
-		if n < grain {
-			return cpukernels.Pointwise1D(op, int(d), n, &it.ptrs, &s, a)
-		}
-		return it.pointwise1DSplit(op, d, s, *a)
+		return cpukernels.Pointwise1D(op, int(d), n, &it.ptrs, &s, a)
 	}
-	if n < grain {
-		return cpukernels.Pointwise(op, int(d), p, &it.ptrs, 0, n, a)
-	}
-	attrs := *a
-	return parallel(n, func(b, e int) error {
-		return cpukernels.Pointwise(op, int(d), p, &it.ptrs, b, e, &attrs)
-	})
-}
-
-// pointwise1DSplit runs a one-dimensional plan split across cores. Strides
-// and attributes come by value: the closure's copies go to the heap, not
-// the caller's (a small op then allocates nothing).
-func (it *iter) pointwise1DSplit(op int, d dtype.DType, s [cpukernels.MaxOps]int64, a cpukernels.Attrs) error {
-	base, nops := it.ptrs, int(it.plan.NOps)
-	return parallel(it.numel, func(b, e int) error {
-		var q [cpukernels.MaxOps]unsafe.Pointer
-		for k := range nops {
-			q[k] = unsafe.Add(base[k], int64(b)*s[k])
-		}
-		return cpukernels.Pointwise1D(op, int(d), e-b, &q, &s, &a)
-	})
+	return cpukernels.Pointwise(op, int(d), p, &it.ptrs, 0, n, a)
 }

@@ -134,15 +134,16 @@ func runReduce(cop int, eng dtype.DType, x, g kernel.Operand, outer, r, inner in
 	if work < grain || workers == 1 {
 		return reduceRange(cop, eng, xp, gp, outer, r, inner, out, idx, 0, positions, a)
 	}
-	attrs := *a // the closures below get their own copy, not the caller's
-	call := func(b, e int) error { return reduceRange(cop, eng, xp, gp, outer, r, inner, out, idx, b, e, &attrs) }
-	if positions >= workers {
-		return parallelPositions(positions, r, call)
-	}
+	beginLarge()
 	if positions == 1 && splittable(cop) {
-		return splitReduce(cop, eng, xp, r, out, &attrs, workers)
+		return splitReduce(cop, eng, xp, r, out, a)
 	}
-	return call(0, positions)
+	// Shares of whole output positions, each about grain/2 input elements.
+	err := cpukernels.ReduceParallel(cop, int(eng), xp, gp, outer, r, inner, out, idx, positions, a, max(1, grain/2/max(r, 1)))
+	if err != nil {
+		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
+	}
+	return nil
 }
 
 // reduceRange runs the engine over output positions [b, e).
@@ -151,19 +152,6 @@ func reduceRange(cop int, eng dtype.DType, xp, gp unsafe.Pointer, outer, r, inne
 		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
 	}
 	return nil
-}
-
-// parallelPositions splits output positions so that each share holds
-// about the same number of input elements.
-func parallelPositions(positions, r int, call func(b, e int) error) error {
-	return parallel(positions*max(r, 1), func(b, e int) error {
-		r := max(r, 1)
-		pb, pe := (b+r-1)/r, (e+r-1)/r
-		if pb >= pe {
-			return nil
-		}
-		return call(pb, pe)
-	})
 }
 
 // splittable reports whether a reduction to one value can be computed as
@@ -178,9 +166,9 @@ func splittable(cop int) bool {
 }
 
 // splitReduce reduces r contiguous elements to one value in chunks, one per
-// worker, then reduces the partial results: sums (and the sums behind a
-// mean and a count) by summing them.
-func splitReduce(cop int, eng dtype.DType, x unsafe.Pointer, r int, out unsafe.Pointer, a *cpukernels.Attrs, workers int) error {
+// pool thread, then reduces the partial results: sums (and the sums behind
+// a mean and a count) by summing them.
+func splitReduce(cop int, eng dtype.DType, x unsafe.Pointer, r int, out unsafe.Pointer, a *cpukernels.Attrs) error {
 	partOp, partDT := cop, eng
 	combine := cop
 	switch cop {
@@ -189,19 +177,7 @@ func splitReduce(cop int, eng dtype.DType, x unsafe.Pointer, r int, out unsafe.P
 	case cpukernels.RCountNonzero:
 		partDT, combine = dtype.Int64, cpukernels.RSum
 	}
-	parts := make([]int64, workers) // room for one partial result of any dtype per worker
-	pp := unsafe.Pointer(unsafe.SliceData(parts))
-	chunk := (r + workers - 1) / workers // r >= grain > workers: no chunk is empty
-	es := eng.ItemSize()
-	err := eachWorker(workers, func(w int) error {
-		lo, hi := w*chunk, min(r, (w+1)*chunk)
-		dst := unsafe.Add(pp, w*partDT.ItemSize())
-		return cpukernels.Reduce(partOp, int(eng), unsafe.Add(x, lo*es), nil, 1, hi-lo, 1, dst, nil, 0, 1, a)
-	})
-	if err == nil {
-		err = cpukernels.Reduce(combine, int(partDT), pp, nil, 1, workers, 1, out, nil, 0, 1, a)
-	}
-	if err != nil {
+	if err := cpukernels.ReduceSplit(partOp, int(eng), int(partDT), combine, x, r, out, a, grain/2); err != nil {
 		return kernel.Errorf(kernel.ErrNotImplemented, "no CPU kernel for %s", kernel.PyName(eng))
 	}
 	if cop == cpukernels.RMean { // divide in the result's precision, as the kernel does

@@ -22,9 +22,9 @@ import (
 //
 // Rescheduling the goroutine (runtime.Gosched) resets the monitor's count.
 // resched does that once per reschedEvery. It is called where the backend
-// enters C for more than a few microseconds: each op's first share, each
-// helper's share, and each matrix product. Gosched costs about a
-// microsecond, so the check is cheap enough to make at every such call.
+// enters C for more than a few microseconds: each large op (pool.go) and
+// each matrix product. Gosched costs about a microsecond, so the check is
+// cheap enough to make at every such call.
 
 const reschedEvery = 2 * time.Millisecond
 
@@ -34,8 +34,8 @@ var epoch = time.Now()
 // reschedClock returns monotonic nanoseconds.
 func reschedClock() int64 { return int64(time.Since(epoch)) }
 
-// rescheduler remembers when a goroutine (or, for op callers, which are
-// many and unknown, any caller) last rescheduled.
+// rescheduler remembers when a caller last rescheduled (callers are many
+// and unknown: any of them).
 type rescheduler struct{ last atomic.Int64 }
 
 // callers is the rescheduler shared by the goroutines that run ops.
