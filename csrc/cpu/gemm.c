@@ -77,6 +77,7 @@ int mt_gemm(int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, double a
             int64_t sa, const void *b, int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
             int64_t batch) {
   const int oa = ta ? CBLAS_TRANS : CBLAS_NO_TRANS, ob = tb ? CBLAS_TRANS : CBLAS_NO_TRANS;
+  if (dtype != MT_I64) mt_pool_quiet(); /* OpenBLAS's threads need the cores */
   for (int64_t i = 0; i < batch; i++) {
     switch (dtype) {
     case MT_F32:

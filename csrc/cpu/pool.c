@@ -24,6 +24,7 @@ static struct {
   int64_t n, chunk;
   atomic_int left;
   atomic_int status;
+  atomic_int quiet; /* idle workers should sleep now rather than poll */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, ATOMIC_FLAG_INIT};
 
 static int64_t mono_ns(void) {
@@ -57,7 +58,7 @@ static void *worker(void *arg) {
     int64_t start = mono_ns();
     for (int i = 0; atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; i++) {
       cpu_relax();
-      if ((i & 1023) == 1023 && mono_ns() - start > MT_SPIN_NS) {
+      if ((i & 1023) == 1023 && (atomic_load_explicit(&pool.quiet, memory_order_relaxed) || mono_ns() - start > MT_SPIN_NS)) {
         pthread_mutex_lock(&pool.mu);
         pool.sleepers++;
         while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.cv, &pool.mu);
@@ -107,6 +108,7 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
   pool.chunk = (n + shares - 1) / shares;
   atomic_store(&pool.status, MT_OK);
   atomic_store(&pool.left, pool.size - 1);
+  atomic_store_explicit(&pool.quiet, 0, memory_order_relaxed);
   pthread_mutex_lock(&pool.mu);
   atomic_fetch_add_explicit(&pool.gen, 1, memory_order_release);
   if (pool.sleepers) pthread_cond_broadcast(&pool.cv);
@@ -118,3 +120,7 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
   atomic_flag_clear(&pool.busy);
   return st != MT_OK ? st : st2;
 }
+
+/* mt_pool_quiet sends polling workers to sleep: called before a matrix
+ * product, whose BLAS threads need every core. The next job wakes them. */
+void mt_pool_quiet(void) { atomic_store_explicit(&pool.quiet, 1, memory_order_relaxed); }

@@ -91,6 +91,8 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 typedef int (*mt_share_fn)(void *ctx, int share, int64_t begin, int64_t end);
 int mt_pool_start(int size);
 int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares);
+/* mt_pool_quiet sends polling workers to sleep until the next job. */
+void mt_pool_quiet(void);
 
 /* The _parallel entry points run the whole range split across the pool in
  * shares of at least grain elements (output positions for mt_reduce). */
