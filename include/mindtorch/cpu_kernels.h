@@ -81,8 +81,6 @@ int mt_pointwise(int op, int dtype, const mt_plan *plan, void *p0, void *p1, voi
 int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, void *p3,
                     int64_t s0, int64_t s1, int64_t s2, int64_t s3, mt_attrs attrs);
 
-/* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
- * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */
 /* The worker pool (pool.c). mt_pool_start starts size-1 threads, once;
  * mt_parallel splits [0, n) into at most one share per thread (the
  * caller's included) of at least grain elements and calls fn(ctx, share,
@@ -94,11 +92,14 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
 /* mt_pool_quiet sends polling workers to sleep until the next job. */
 void mt_pool_quiet(void);
 
-/* The _parallel entry points run the whole range split across the pool in
- * shares of at least grain elements (output positions for mt_reduce). */
+/* mt_pointwise_parallel and mt_cast_parallel run elements [0, n) of the plan
+ * split across the pool in shares of at least grain elements. */
 int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,
                           int64_t n, mt_attrs attrs, int64_t grain);
 int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t n, int64_t grain);
+
+/* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
+ * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */
 int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);
 int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int64_t s1);
 
@@ -126,10 +127,8 @@ enum {
  * sums are pairwise, so float32 sums keep their precision. */
 int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
               void *out, int64_t *idx, int64_t begin, int64_t end, mt_attrs a);
-
-/* mt_blas_load opens an OpenBLAS library (a path or a soname) and finds
- * cblas_sgemm and cblas_dgemm. On success msg gets the library's build
- * configuration; on failure, why it failed. */
+/* mt_reduce_parallel is mt_reduce over positions [0, positions), split
+ * across the pool in shares of at least grain positions. */
 int mt_reduce_parallel(int op, int dtype, const void *x, const void *g, int64_t outer, int64_t r, int64_t inner,
                        void *out, int64_t *idx, int64_t positions, mt_attrs a, int64_t grain);
 /* mt_reduce_split reduces r contiguous elements of x to one value: part_op
@@ -137,6 +136,10 @@ int mt_reduce_parallel(int op, int dtype, const void *x, const void *g, int64_t 
  * over the partial results. */
 int mt_reduce_split(int part_op, int dtype, int part_dtype, int combine, const void *x, int64_t r, void *out,
                     mt_attrs a, int64_t grain);
+
+/* mt_blas_load opens an OpenBLAS library (a path or a soname) and finds
+ * cblas_sgemm and cblas_dgemm. On success msg gets the library's build
+ * configuration; on failure, why it failed. */
 int mt_blas_load(const char *path, char *msg, int msglen);
 
 /* mt_blas_set_threads sets the loaded OpenBLAS's thread count. */

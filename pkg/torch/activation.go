@@ -2,6 +2,7 @@ package torch
 
 import (
 	"math"
+	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
@@ -117,7 +118,7 @@ func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
 	c.In[0], c.In[1] = t.operand(), mask.operand()
 	c.Scalars[0] = s
 	out := run(c)
-	if out.err == nil && !kernel.EqualShapes(out.shape, t.shape) {
+	if out.err == nil && !slices.Equal(out.shape, t.shape) {
 		return t.fail("masked_fill", kernel.Errorf(ErrShape, "the mask of shape %s does not broadcast to the tensor's shape", kernel.ShapeString(mask.shape)))
 	}
 	if recording(t) {

@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -217,7 +219,7 @@ func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	if !sameShape(g.shape, t.shape) {
+	if !slices.Equal(g.shape, t.shape) {
 		return nil, kernel.Errorf(ErrShape, "Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a shape of %s.",
 			i, kernel.ShapeString(g.shape), i, kernel.ShapeString(t.shape))
 	}

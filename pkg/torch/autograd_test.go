@@ -3,6 +3,7 @@ package torch_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -479,7 +480,7 @@ func TestLinearNodesKeepLongShapes(t *testing.T) {
 	check := func(name string, g *torch.Tensor, shape []int, want float64) {
 		t.Helper()
 		v, err := torch.ToSlice[float32](g)
-		if err != nil || !sameShapeInts(g.Shape(), shape) {
+		if err != nil || !slices.Equal(g.Shape(), shape) {
 			t.Fatalf("%s: grad %v (shape %v), want shape %v", name, err, g.Shape(), shape)
 		}
 		for _, e := range v {
@@ -491,16 +492,4 @@ func TestLinearNodesKeepLongShapes(t *testing.T) {
 	check("x", x.Grad(), []int{2, 1, 3, 1}, 20) // broadcast over 4 x 5
 	check("y", y.Grad(), []int{1, 4, 1, 5}, 6)  // over 2 x 3
 	check("z", z.Grad(), []int{2, 3, 4}, 1.0/8+1.0/8)
-}
-
-func sameShapeInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

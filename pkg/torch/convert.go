@@ -2,6 +2,7 @@ package torch
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -320,7 +321,7 @@ func (t *Tensor) item(d DType) (uint64, error) {
 // Equal reports whether a and b have the same shape and the same elements
 // (torch.equal). A failed tensor is never equal.
 func Equal(a, b *Tensor) bool {
-	if a.err != nil || b.err != nil || !kernel.EqualShapes(a.shape, b.shape) {
+	if a.err != nil || b.err != nil || !slices.Equal(a.shape, b.shape) {
 		return false
 	}
 	if !a.dtype.IsFloatingPoint() && !b.dtype.IsFloatingPoint() {

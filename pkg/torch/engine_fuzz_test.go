@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -42,7 +43,7 @@ func FuzzPointwiseEngine(f *testing.F) {
 		if a.Dim() == 2 && b.Dim() == 2 { // both broadcast from the last two dims
 			want = shape[1:]
 		}
-		if !equalInts(got.Shape(), want) {
+		if !slices.Equal(got.Shape(), want) {
 			t.Fatalf("shape %v, want %v", got.Shape(), want)
 		}
 		for i := range shape[0] {

@@ -2,6 +2,7 @@ package torch
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/backends/meta"
@@ -103,7 +104,7 @@ func Stack(ts []*Tensor, dim int) *Tensor {
 	}
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
-		if !kernel.EqualShapes(t.shape, ts[0].shape) {
+		if !slices.Equal(t.shape, ts[0].shape) {
 			return failed(t.opError("stack", kernel.ErrShape, "stack expects each tensor to be equal size, but got %s at "+
 				"entry 0 and %s at entry %d", kernel.ShapeString(ts[0].shape), kernel.ShapeString(t.shape), i))
 		}
@@ -393,7 +394,7 @@ func (t *Tensor) Index(index *Tensor) *Tensor {
 	}
 	if index.dtype == Bool {
 		k := index.Dim()
-		if k > t.Dim() || !kernel.EqualShapes(index.shape, t.shape[:k]) {
+		if k > t.Dim() || !slices.Equal(index.shape, t.shape[:k]) {
 			return failed(pairError(kernel.ErrShape, "index", t, index, "The shape of the mask %s does not match the shape of the "+
 				"indexed tensor %s", kernel.ShapeString(index.shape), kernel.ShapeString(t.shape)))
 		}

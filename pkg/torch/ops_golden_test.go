@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -383,7 +384,7 @@ func checkMeta(t *testing.T, op string, inputs []goldenTensor, a args, want []go
 		if err := got.Err(); err != nil {
 			t.Fatalf("meta: %v", err)
 		}
-		if got.Device().String() != "meta" || !equalInts(got.Shape(), w.Shape) || got.DType().String() != "torch."+w.DType {
+		if got.Device().String() != "meta" || !slices.Equal(got.Shape(), w.Shape) || got.DType().String() != "torch."+w.DType {
 			t.Fatalf("meta: got %s %s%v, want meta %s%v", got.Device(), got.DType(), got.Shape(), w.DType, w.Shape)
 		}
 	}
@@ -396,7 +397,7 @@ func checkGolden(t *testing.T, got *torch.Tensor, want goldenTensor) {
 	if err := got.Err(); err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
-	if !equalInts(got.Shape(), want.Shape) || got.DType().String() != "torch."+want.DType {
+	if !slices.Equal(got.Shape(), want.Shape) || got.DType().String() != "torch."+want.DType {
 		t.Fatalf("got %s%v, want %s%v", got.DType(), got.Shape(), want.DType, want.Shape)
 	}
 	vals, err := torch.ToSlice[float64](got.ToDType(dtype.Float64))
@@ -423,16 +424,4 @@ func checkGolden(t *testing.T, got *torch.Tensor, want goldenTensor) {
 	if len(bad) > 0 {
 		t.Fatalf("%d of %d values differ: %s", len(bad), len(want.Data), strings.Join(bad[:min(len(bad), 5)], ", "))
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 )
@@ -102,7 +104,7 @@ const sameAsGrad = 255
 // keepInput records input i's dtype, and its shape unless it is out's.
 func (o *opNode) keepInput(i int, t, out *Tensor) {
 	o.dtypes[i] = t.dtype
-	if out != nil && sameShape(t.shape, out.shape) {
+	if out != nil && slices.Equal(t.shape, out.shape) {
 		o.lens[i] = sameAsGrad
 		return
 	}
@@ -259,7 +261,7 @@ func (t *Tensor) typeName() string {
 // sumTo reduces a gradient to shape by summing the dims that broadcasting
 // added or expanded: the gradient of every broadcasting op.
 func sumTo(g *Tensor, shape []int) *Tensor {
-	if g.err != nil || sameShape(g.shape, shape) {
+	if g.err != nil || slices.Equal(g.shape, shape) {
 		return g
 	}
 	lead := g.Dim() - len(shape)
@@ -273,16 +275,4 @@ func sumTo(g *Tensor, shape []int) *Tensor {
 		g = g.SumKeepDim(dims...)
 	}
 	return g.Reshape(shape...)
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -103,11 +103,13 @@ func TestDroppedMemoryReturns(t *testing.T) {
 	}
 }
 
-func TestCacheIsBounded(t *testing.T) {
-	c := &cache{free: map[int][]*block{}, limit: 3 << 20, min: 1}
+// getAndPut takes count blocks of size bytes from c, all at once, then
+// returns them.
+func getAndPut(t *testing.T, c *cache, count, size int) {
+	t.Helper()
 	var bs []*block
-	for range 5 {
-		b, _, err := c.get(1 << 20)
+	for range count {
+		b, _, err := c.get(size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,6 +118,11 @@ func TestCacheIsBounded(t *testing.T) {
 	for _, b := range bs {
 		c.put(b)
 	}
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	c := &cache{free: map[int][]*block{}, limit: 3 << 20, min: 1}
+	getAndPut(t, c, 5, 1<<20)
 	if c.idle != 3<<20 || c.live.Load() != 0 {
 		t.Errorf("idle %d live %d, want %d and 0", c.idle, c.live.Load(), 3<<20)
 	}
@@ -129,17 +136,7 @@ func TestCacheIsBounded(t *testing.T) {
 // small ones: the small ones must stay cached (hits), the large ones go.
 func TestCacheEvictsTheOldest(t *testing.T) {
 	c := &cache{free: map[int][]*block{}, limit: 8 << 20, min: 1}
-	var big []*block
-	for range 2 {
-		b, _, err := c.get(4 << 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		big = append(big, b)
-	}
-	for _, b := range big {
-		c.put(b)
-	}
+	getAndPut(t, c, 2, 4<<20)
 	if c.idle != 8<<20 {
 		t.Fatalf("idle %d after putting two 4 MiB blocks, want 8 MiB", c.idle)
 	}

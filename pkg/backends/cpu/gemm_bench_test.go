@@ -22,7 +22,7 @@ func BenchmarkSgemmDirect1024(b *testing.B) {
 	}
 	start := b.Elapsed()
 	for b.Loop() {
-		callers.resched()
+		resched()
 		err := cpukernels.Gemm(int(dtype.Float32), false, false, n, n, n, 1, unsafe.Pointer(&a[0]), n, 0,
 			unsafe.Pointer(&x[0]), n, 0, 0, unsafe.Pointer(&c[0]), n, 0, 1)
 		if err != nil {

@@ -204,7 +204,7 @@ func gemm(d dtype.DType, m, n, k int, alpha float64, a, b matrices, beta float64
 	defer runtime.KeepAlive(a.mem)
 	defer runtime.KeepAlive(b.mem)
 	if d == dtype.Int64 || useOpenBLAS() {
-		callers.resched()
+		resched()
 		err := cpukernels.Gemm(int(d), a.trans, b.trans, m, n, k, alpha, a.ptr, a.ld, a.bs, b.ptr, b.ld, b.bs,
 			beta, out, ldc, sc, batch)
 		if err != nil {

@@ -23,5 +23,5 @@ var pool sync.Once
 // reschedules the calling goroutine when due (see resched.go).
 func beginLarge() {
 	pool.Do(func() { cpukernels.StartPool(runtime.GOMAXPROCS(0)) })
-	callers.resched()
+	resched()
 }

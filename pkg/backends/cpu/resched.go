@@ -34,19 +34,16 @@ var epoch = time.Now()
 // reschedClock returns monotonic nanoseconds.
 func reschedClock() int64 { return int64(time.Since(epoch)) }
 
-// rescheduler remembers when a caller last rescheduled (callers are many
-// and unknown: any of them).
-type rescheduler struct{ last atomic.Int64 }
-
-// callers is the rescheduler shared by the goroutines that run ops.
-var callers rescheduler
+// lastResched is when a goroutine running ops last rescheduled. The
+// goroutines are many and unknown, so it is one clock for all of them.
+var lastResched atomic.Int64
 
 // resched reschedules the calling goroutine if reschedEvery has passed
 // since the last time.
-func (r *rescheduler) resched() {
+func resched() {
 	now := reschedClock()
-	last := r.last.Load()
-	if now-last < int64(reschedEvery) || !r.last.CompareAndSwap(last, now) {
+	last := lastResched.Load()
+	if now-last < int64(reschedEvery) || !lastResched.CompareAndSwap(last, now) {
 		return
 	}
 	runtime.Gosched()

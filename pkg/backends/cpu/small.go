@@ -54,11 +54,18 @@ func smallBinary(c *kernel.Call, cop int, compute dtype.DType) bool {
 	if n == 0 {
 		return true
 	}
-	switch compute {
+	return floatLoop(cop, compute, o.Data(), c.In[0].Data(), c.In[1].Data(), n, lens[0], lens[1])
+}
+
+// floatLoop runs binaryLoop over float32 or float64 memory: n outputs, and
+// nx and ny input elements (n, or 1 for a broadcast one). It reports false
+// for other dtypes.
+func floatLoop(cop int, dt dtype.DType, out, x, y unsafe.Pointer, n, nx, ny int) bool {
+	switch dt {
 	case dtype.Float32:
-		binaryLoop(cop, view[float32](o, n), view[float32](&c.In[0], lens[0]), view[float32](&c.In[1], lens[1]))
+		binaryLoop(cop, unsafe.Slice((*float32)(out), n), unsafe.Slice((*float32)(x), nx), unsafe.Slice((*float32)(y), ny))
 	case dtype.Float64:
-		binaryLoop(cop, view[float64](o, n), view[float64](&c.In[0], lens[0]), view[float64](&c.In[1], lens[1]))
+		binaryLoop(cop, unsafe.Slice((*float64)(out), n), unsafe.Slice((*float64)(x), nx), unsafe.Slice((*float64)(y), ny))
 	default:
 		return false
 	}
@@ -75,9 +82,6 @@ func oneElement(o *kernel.Operand) bool {
 	}
 	return true
 }
-
-// view is the first n elements of a contiguous host operand as a Go slice.
-func view[T any](o *kernel.Operand, n int) []T { return unsafe.Slice((*T)(o.Data()), n) }
 
 // binaryLoop computes out = x op y, where x and y each have len(out)
 // elements or one that stands for all.
@@ -109,20 +113,9 @@ func binaryLoop[T float32 | float64](cop int, out, x, y []T) {
 // it for small float tensors of one shape, before any dispatch (see torch's
 // small.go); the results are the bits the engine gives.
 func SameShapeBinary(op kernel.OpID, dt dtype.DType, out, x, y unsafe.Pointer, n int) bool {
-	var cop int
 	switch op {
 	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv:
-		cop = cOpOf[op]
-	default:
-		return false
+		return floatLoop(cOpOf[op], dt, out, x, y, n, n, n)
 	}
-	switch dt {
-	case dtype.Float32:
-		binaryLoop(cop, unsafe.Slice((*float32)(out), n), unsafe.Slice((*float32)(x), n), unsafe.Slice((*float32)(y), n))
-	case dtype.Float64:
-		binaryLoop(cop, unsafe.Slice((*float64)(out), n), unsafe.Slice((*float64)(x), n), unsafe.Slice((*float64)(y), n))
-	default:
-		return false
-	}
-	return true
+	return false
 }

@@ -1,6 +1,9 @@
 package kernel
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Numel is the number of elements of a shape (1 for a 0-dim shape).
 func Numel(shape []int) int {
@@ -227,7 +230,7 @@ func ViewStrides(dst, oldShape, oldStrides, newShape []int) ([]int, bool) {
 	}
 	numel := Numel(oldShape)
 	if numel == 0 {
-		if equalInts(oldShape, newShape) {
+		if slices.Equal(oldShape, newShape) {
 			copy(newStrides, oldStrides)
 			return newStrides, true
 		}
@@ -272,18 +275,3 @@ func StorageExtent(shape, strides []int, offset int) int {
 	}
 	return end
 }
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// EqualShapes reports whether two shapes are the same.
-func EqualShapes(a, b []int) bool { return equalInts(a, b) }

@@ -1,5 +1,7 @@
 package kernel
 
+import "slices"
+
 // ElementwiseStrides returns the strides PyTorch's TensorIterator gives the
 // output of a pointwise op of the given (broadcast) shape: contiguous when
 // every input is; the inputs' own strides when they all share one dense
@@ -13,7 +15,7 @@ func ElementwiseStrides(shape []int, ins []Operand, dst []int) []int {
 	sameShape, contiguous := true, true
 	for i := range ins {
 		in := &ins[i]
-		if !equalInts(in.Shape, shape) {
+		if !slices.Equal(in.Shape, shape) {
 			sameShape = false
 			break
 		}
@@ -30,7 +32,7 @@ func ElementwiseStrides(shape []int, ins []Operand, dst []int) []int {
 		if dense && len(ins) > 0 {
 			same := true
 			for i := 1; i < len(ins); i++ {
-				same = same && equalInts(ins[i].Strides, ins[0].Strides)
+				same = same && slices.Equal(ins[i].Strides, ins[0].Strides)
 			}
 			if same {
 				copy(dst, ins[0].Strides)

@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
@@ -32,7 +34,7 @@ func copyMeta(c *kernel.Call) error {
 	if err := kernel.BroadcastInto(shape, o.Shape, c.In[0].Shape); err != nil {
 		return err
 	}
-	if !kernel.EqualShapes(shape, o.Shape) {
+	if !slices.Equal(shape, o.Shape) {
 		return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the broadcast shape %s",
 			kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
 	}

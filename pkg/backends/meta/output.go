@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
@@ -10,7 +12,7 @@ import (
 func contiguousOut(c *kernel.Call, i int, d dtype.DType, shape []int) error {
 	if c.OutGiven {
 		o := &c.Out[i]
-		if !kernel.EqualShapes(o.Shape, shape) {
+		if !slices.Equal(o.Shape, shape) {
 			return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the result shape %s",
 				kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
 		}

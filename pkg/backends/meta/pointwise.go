@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
@@ -214,7 +216,7 @@ func Pointwise(c *kernel.Call) error {
 func setOutput(c *kernel.Call, out dtype.DType, shape []int) error {
 	o := &c.Out[0]
 	if c.OutGiven {
-		if !kernel.EqualShapes(o.Shape, shape) {
+		if !slices.Equal(o.Shape, shape) {
 			return kernel.Errorf(kernel.ErrShape, "output with shape %s doesn't match the broadcast shape %s",
 				kernel.ShapeString(o.Shape), kernel.ShapeString(shape))
 		}

@@ -1,6 +1,8 @@
 package meta
 
 import (
+	"slices"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
@@ -183,7 +185,7 @@ func AlongDim(c *kernel.Call) error {
 		}
 	default: // the gradients: In[0] the incoming gradient, In[1] the forward output
 		g, y := &c.In[0], &c.In[1]
-		if !kernel.EqualShapes(g.Shape, y.Shape) || g.DType != y.DType {
+		if !slices.Equal(g.Shape, y.Shape) || g.DType != y.DType {
 			return kernel.Errorf(kernel.ErrShape, "grad %s %s and output %s %s must have the same shape and dtype",
 				kernel.PyName(g.DType), kernel.ShapeString(g.Shape), kernel.PyName(y.DType), kernel.ShapeString(y.Shape))
 		}

@@ -1,6 +1,7 @@
 package npu
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/cgo/npushim"
@@ -245,7 +246,7 @@ func copyKernel(c *kernel.Call) error {
 	if inNPU && outNPU {
 		return launch(c, npushim.Copy, nil, out, in)
 	}
-	if in.DType != out.DType || !kernel.EqualShapes(in.Shape, out.Shape) || !kernel.IsContiguous(in.Shape, in.Strides) ||
+	if in.DType != out.DType || !slices.Equal(in.Shape, out.Shape) || !kernel.IsContiguous(in.Shape, in.Strides) ||
 		!kernel.IsContiguous(out.Shape, out.Strides) {
 		return kernel.Errorf(kernel.ErrNotImplemented, "a copy between the host and the NPU needs contiguous operands of one dtype")
 	}
