@@ -113,9 +113,12 @@ func matmulKernel(c *kernel.Call) error {
 			beta, alpha = float64(c.Scalars[0].Int()), float64(c.Scalars[1].Int())
 		}
 	}
-	// The result: straight into the output when its dtype is the engine's.
+	// The result: straight into the output when it has the engine's dtype
+	// and is contiguous (gemm writes rows of n with batches m*n apart), else
+	// into a temporary copied into the output (a given out= or strided one).
 	res := *o
-	if o.DType != eng {
+	direct := o.DType == eng && kernel.IsContiguous(o.Shape, o.Strides)
+	if !direct {
 		var err error
 		if res, err = newContiguous(o.Shape, eng); err != nil {
 			return err
@@ -142,7 +145,7 @@ func matmulKernel(c *kernel.Call) error {
 	} else if err := matmulInto(eng, ain, bin, m, n, k, alpha, beta, &res, batch); err != nil {
 		return err
 	}
-	if o.DType != eng {
+	if !direct {
 		return castInto(opnd(o), o.DType, opnd(&res), eng, o.Shape)
 	}
 	return nil

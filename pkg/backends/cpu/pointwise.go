@@ -140,9 +140,10 @@ func pointwiseKernel(c *kernel.Call) error {
 		nops++
 	}
 
+	// Comparisons and logical ops make bools, cast afterwards into an
+	// output of another dtype (an out= or in-place form).
 	outDT := eng
-	if o.DType == dtype.Bool && (cop >= cpukernels.OpLogand && cop <= cpukernels.OpGe ||
-		cop >= cpukernels.OpIsnan && cop <= cpukernels.OpLognot) {
+	if cop >= cpukernels.OpLogand && cop <= cpukernels.OpGe || cop >= cpukernels.OpIsnan && cop <= cpukernels.OpLognot {
 		outDT = dtype.Bool
 	}
 	direct := o.DType == outDT
