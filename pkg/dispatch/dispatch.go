@@ -96,6 +96,9 @@ func Prepare(c *kernel.Call) error {
 	if err := meta(c); err != nil {
 		return decorate(c, err)
 	}
+	if err := overlap(c); err != nil {
+		return decorate(c, err)
+	}
 	if kernel.Lookup(c.Op, kernelDevice(c)) == nil && c.Device.Type != device.Meta {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
 			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
@@ -147,6 +150,24 @@ func released(c *kernel.Call) error {
 		return err
 	}
 	return check("output", c.Out)
+}
+
+// overlap refuses a given output that shares part of its memory with an
+// input (see kernel.PartialOverlap): the kernel would read elements it has
+// already written.
+func overlap(c *kernel.Call) error {
+	if !c.OutGiven {
+		return nil
+	}
+	for i := range c.Out {
+		for j := range c.In {
+			if kernel.PartialOverlap(&c.Out[i], &c.In[j]) {
+				return kernel.Errorf(kernel.ErrArgument, "unsupported operation: some elements of the input tensor and "+
+					"the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.")
+			}
+		}
+	}
+	return nil
 }
 
 // decorate fills in the op and its inputs in err.

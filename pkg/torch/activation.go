@@ -13,9 +13,19 @@ func (t *Tensor) LeakyRelu(slope float64) *Tensor {
 	return unary(kernel.OpLeakyRelu, t, 0, kernel.FloatScalar(slope))
 }
 
+// LeakyRelu_ is LeakyRelu in place; it returns t.
+func (t *Tensor) LeakyRelu_(slope float64) *Tensor {
+	return unaryInPlace(kernel.OpLeakyRelu, t, 0, kernel.FloatScalar(slope))
+}
+
 // Elu returns t where t > 0, else alpha*(e^t - 1).
 func (t *Tensor) Elu(alpha float64) *Tensor {
 	return unary(kernel.OpElu, t, 0, kernel.FloatScalar(alpha))
+}
+
+// Elu_ is Elu in place; it returns t.
+func (t *Tensor) Elu_(alpha float64) *Tensor {
+	return unaryInPlace(kernel.OpElu, t, 0, kernel.FloatScalar(alpha))
 }
 
 // Gelu returns the Gaussian error linear unit, exact (erf) form.
@@ -31,6 +41,31 @@ func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
 
 // Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN.
 func (t *Tensor) Clamp(lo, hi any) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	mode, s, err := clampBounds(lo, hi)
+	if err != nil {
+		return t.fail("clamp", err)
+	}
+	return unary(kernel.OpClamp, t, mode, s[0], s[1])
+}
+
+// Clamp_ is Clamp in place; it returns t.
+func (t *Tensor) Clamp_(lo, hi any) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	mode, s, err := clampBounds(lo, hi)
+	if err != nil {
+		return t.fail("clamp_", err)
+	}
+	return unaryInPlace(kernel.OpClamp, t, mode, s[0], s[1])
+}
+
+// clampBounds reads clamp's bounds (nil: absent) into its mode bits
+// (kernel.ClampMin, kernel.ClampMax) and scalars.
+func clampBounds(lo, hi any) (int, [2]kernel.Scalar, error) {
 	mode := 0
 	var s [2]kernel.Scalar
 	for i, v := range []any{lo, hi} {
@@ -39,15 +74,15 @@ func (t *Tensor) Clamp(lo, hi any) *Tensor {
 		}
 		sc, err := kernel.ScalarOf(v)
 		if err != nil {
-			return failed(err)
+			return 0, s, err
 		}
 		s[i] = sc
-		mode |= 1 << i
+		mode |= kernel.ClampMin << i
 	}
 	if mode == 0 {
-		return t.fail("clamp", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
+		return 0, s, kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None")
 	}
-	return unary(kernel.OpClamp, t, mode, s[0], s[1])
+	return mode, s, nil
 }
 
 // ClampTensor limits t elementwise to [lo, hi] given as tensors (nil: absent).
@@ -100,33 +135,72 @@ func Lerp(start, end, weight *Tensor) *Tensor { return ternary(kernel.OpLerp, st
 
 // MaskedFill returns t with value where mask (bool, broadcast to t) is true.
 func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
-	if t.err != nil {
-		return t
-	}
-	if mask.err != nil {
-		return mask
-	}
-	s, err := kernel.ScalarOf(value)
+	c, err := maskedFillCall(t, mask, value)
 	if err != nil {
 		return failed(err)
 	}
-	dev, err := deviceOf(kernel.OpMaskedFill, t, mask)
-	if err != nil {
-		return failed(err)
-	}
-	c := dispatch.NewCall(kernel.OpMaskedFill, dev, 2, 1)
-	c.In[0], c.In[1] = t.operand(), mask.operand()
-	c.Scalars[0] = s
 	out := run(c)
 	if out.err == nil && !slices.Equal(out.shape, t.shape) {
 		return t.fail("masked_fill", kernel.Errorf(ErrShape, "the mask of shape %s does not broadcast to the tensor's shape", kernel.ShapeString(mask.shape)))
 	}
 	if recording(t) {
-		out.setGradFn("MaskedFillBackward0", []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
-			return []*Tensor{fitGrad(g.MaskedFill(mask, 0), t)}
-		})
+		recordMaskedFill(t, mask, out)
 	}
 	return out
+}
+
+// MaskedFill_ is MaskedFill in place; it returns t.
+func (t *Tensor) MaskedFill_(mask *Tensor, value any) *Tensor {
+	if err := firstErr(t, mask); err != nil {
+		return failed(err)
+	}
+	if err := t.checkWritable("masked_fill_"); err != nil {
+		return failed(err)
+	}
+	var after func()
+	if recording(t) {
+		if err := checkLeafWrite(t, "masked_fill_"); err != nil {
+			return failed(err)
+		}
+		prev := previous(t, false)
+		after = func() { rebase(t, func(out *Tensor) { recordMaskedFill(prev, mask, out) }) }
+	}
+	c, err := maskedFillCall(t, mask, value)
+	if err != nil {
+		return failed(err)
+	}
+	if y := runInPlace(c, t); y.err != nil || after == nil {
+		return y
+	}
+	after()
+	return t
+}
+
+// maskedFillCall builds the call of masked_fill.
+func maskedFillCall(t, mask *Tensor, value any) (*kernel.Call, error) {
+	if err := firstErr(t, mask); err != nil {
+		return nil, err
+	}
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return nil, t.opError("masked_fill", kernel.ErrArgument, "%v", err)
+	}
+	dev, err := deviceOf(kernel.OpMaskedFill, t, mask)
+	if err != nil {
+		return nil, err
+	}
+	c := dispatch.NewCall(kernel.OpMaskedFill, dev, 2, 1)
+	c.In[0], c.In[1] = t.operand(), mask.operand()
+	c.Scalars[0] = s
+	return c, nil
+}
+
+// recordMaskedFill records out = in.MaskedFill(mask, v): the gradient flows
+// where the mask is false.
+func recordMaskedFill(in, mask, out *Tensor) {
+	out.setGradFn("MaskedFillBackward0", []*Tensor{in}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+		return []*Tensor{fitGrad(g.MaskedFill(mask, 0), in)}
+	})
 }
 
 func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
@@ -139,8 +213,7 @@ func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
 	if err != nil {
 		return failed(err)
 	}
-	c := dispatch.NewCall(op, dev, 3, 1)
-	c.In[0], c.In[1], c.In[2] = a.operand(), b.operand(), c3.operand()
+	c, _ := opCall(op, dev, nil, []*Tensor{a, b, c3})
 	y := run(c)
 	if recording(a, b, c3) {
 		recordRunOp(op, opAttrs{}, []*Tensor{a, b, c3}, y)

@@ -176,11 +176,7 @@ func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tenso
 	if x.err != nil {
 		return x
 	}
-	c := dispatch.NewCall(op, x.Device(), 1, 1)
-	c.In[0] = x.operand()
-	c.Mode = mode
-	copy(c.Scalars[:], scalars)
-	y := run(c)
+	y := run(unaryCall(op, x.Device(), x, mode, scalars))
 	if recording(x) {
 		var s [2]kernel.Scalar
 		copy(s[:], scalars)
@@ -203,15 +199,29 @@ func unaryInPlace(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar)
 	if err != nil {
 		return failed(err)
 	}
-	c := dispatch.NewCall(op, x.Device(), 1, 1)
-	c.In[0] = x.operand()
-	c.Mode = mode
-	copy(c.Scalars[:], scalars)
-	if y := runInPlace(c, x); y.err != nil || after == nil {
+	if y := runInPlace(unaryCall(op, x.Device(), x, mode, scalars), x); y.err != nil || after == nil {
 		return y
 	}
 	after()
 	return x
+}
+
+// unaryCall builds the call of a one-input op on dev.
+func unaryCall(op kernel.OpID, dev Device, x *Tensor, mode int, scalars []kernel.Scalar) *kernel.Call {
+	c := dispatch.NewCall(op, dev, 1, 1)
+	c.In[0] = x.operand()
+	c.Mode = mode
+	copy(c.Scalars[:], scalars)
+	return c
+}
+
+// binaryCall builds the call of a two-tensor op on dev.
+func binaryCall(op kernel.OpID, dev Device, a, b *Tensor, mode int, alpha kernel.Scalar) *kernel.Call {
+	c := dispatch.NewCall(op, dev, 2, 1)
+	c.In[0], c.In[1] = a.operand(), b.operand()
+	c.Mode = mode
+	c.Scalars[1] = alpha
+	return c
 }
 
 // binary runs a two-tensor op; alpha is Scalars[1] of add and sub.
@@ -238,11 +248,7 @@ func dispatchBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar)
 	if err != nil {
 		return failed(err)
 	}
-	c := dispatch.NewCall(op, dev, 2, 1)
-	c.In[0], c.In[1] = a.operand(), b.operand()
-	c.Mode = mode
-	c.Scalars[1] = alpha
-	return run(c)
+	return run(binaryCall(op, dev, a, b, mode, alpha))
 }
 
 // binaryScalar runs a tensor-and-Go-scalar op.

@@ -19,15 +19,9 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 	if err != nil {
 		return failed(err)
 	}
-	c := dispatch.NewCall(op, dev, len(ts), 1)
-	for i, t := range ts {
-		c.In[i] = t.operand()
-	}
-	if set != nil {
-		if err := set(c); err != nil {
-			dispatch.Free(c)
-			return failed(ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail))
-		}
+	c, err := opCall(op, dev, set, ts)
+	if err != nil {
+		return failed(err)
 	}
 	rec := recording(ts...) && !recordedByCaller(op)
 	var a opAttrs
@@ -39,6 +33,22 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 		recordRunOp(op, a, ts, y)
 	}
 	return y
+}
+
+// opCall builds the call of op on dev with inputs ts and one output; set
+// fills in its attributes.
+func opCall(op kernel.OpID, dev Device, set func(c *kernel.Call) error, ts []*Tensor) (*kernel.Call, error) {
+	c := dispatch.NewCall(op, dev, len(ts), 1)
+	for i, t := range ts {
+		c.In[i] = t.operand()
+	}
+	if set != nil {
+		if err := set(c); err != nil {
+			dispatch.Free(c)
+			return nil, ts[0].opError(op.String(), kernel.ErrIndex, "%s", kernel.AsOpError(err).Detail)
+		}
+	}
+	return c, nil
 }
 
 // runOp2 is runOp for ops with two outputs.

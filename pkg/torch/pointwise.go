@@ -118,6 +118,11 @@ func (t *Tensor) FloorDivide(other *Tensor) *Tensor {
 	return binary(kernel.OpDiv, t, other, kernel.RoundFloor, kernel.Scalar{})
 }
 
+// FloorDivide_ is FloorDivide in place; it returns t.
+func (t *Tensor) FloorDivide_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpDiv, t, other, nil, kernel.RoundFloor, kernel.Scalar{})
+}
+
 // FloorDivideScalar is FloorDivide with a Go scalar v.
 func (t *Tensor) FloorDivideScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpDiv, t, v, kernel.RoundFloor, kernel.Scalar{})
@@ -206,6 +211,11 @@ func (t *Tensor) MinimumScalar(v any) *Tensor {
 // Atan2 returns the angle of the point (other, t).
 func (t *Tensor) Atan2(other *Tensor) *Tensor {
 	return binary(kernel.OpAtan2, t, other, 0, kernel.Scalar{})
+}
+
+// Atan2_ is Atan2 in place; it returns t.
+func (t *Tensor) Atan2_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpAtan2, t, other, nil, 0, kernel.Scalar{})
 }
 
 // Atan2Scalar is Atan2 with a Go scalar v.

@@ -68,7 +68,12 @@ func IsNonOverlappingAndDense(shape, strides []int) bool {
 		return true
 	}
 	n := len(shape)
-	perm := make([]int, n)
+	var buf [8]int
+	perm := buf[:0]
+	if n > len(buf) {
+		perm = make([]int, 0, n)
+	}
+	perm = perm[:n]
 	for i := range perm {
 		perm[i] = i
 	}
