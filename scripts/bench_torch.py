@@ -25,6 +25,12 @@ for n, name, number in [(100_000, "1e+05", 2000), (1_000_000, "1e+06", 500), (16
     bench(f"Pointwise/mul/{name}", lambda: x * y, number)
     bench(f"Pointwise/relu/{name}", lambda: x.relu(), number)
     bench(f"Pointwise/add_/{name}", lambda: x.add_(y), number)
+    # out=, as Into(out) in Go; PyTorch's relu has no out= form, and its CPU
+    # relu is clamp_min(x, 0), which has.
+    z = torch.empty(n)
+    bench(f"PointwiseOut/add/{name}", lambda: torch.add(x, y, out=z), number)
+    bench(f"PointwiseOut/mul/{name}", lambda: torch.mul(x, y, out=z), number)
+    bench(f"PointwiseOut/relu/{name}", lambda: torch.clamp_min(x, 0, out=z), number)
 bench("AddBroadcast1024", lambda: m + v, 200)
 s16 = torch.ones(16 << 20)
 bench("Sum16M", lambda: s16.sum(), 100)

@@ -40,40 +40,61 @@ func BenchmarkAdd2x2(b *testing.B) {
 }
 
 // BenchmarkPointwise times add, mul and relu that allocate their result,
-// and add into an existing tensor (Add_), at three sizes.
-func BenchmarkPointwise(b *testing.B) { benchPointwise(b, false) }
+// and add into an existing tensor (Add_), at three sizes. The results are
+// left to the garbage collector.
+func BenchmarkPointwise(b *testing.B) { benchPointwise(b, allocate) }
 
 // BenchmarkPointwiseReleased is BenchmarkPointwise with each result
 // released at once, as PyTorch frees a result whose last reference is
 // dropped: the next op reuses its (cache-hot) memory. Without Release, a
 // result returns to the cache only after a garbage collection.
-func BenchmarkPointwiseReleased(b *testing.B) { benchPointwise(b, true) }
+func BenchmarkPointwiseReleased(b *testing.B) { benchPointwise(b, release) }
+
+// BenchmarkPointwiseOut is BenchmarkPointwise with each result written into
+// the same tensor (Into(out).Add(x, y), PyTorch's out=).
+func BenchmarkPointwiseOut(b *testing.B) { benchPointwise(b, into) }
 
 type namedOp struct {
 	name string
 	f    func() *torch.Tensor
 }
 
-func benchPointwise(b *testing.B, release bool) {
+// What a benchmark does with its results.
+const (
+	allocate = iota // leave them to the garbage collector
+	release         // release them at once
+	into            // write them into one tensor
+)
+
+func benchPointwise(b *testing.B, results int) {
 	for _, n := range []int{100_000, 1_000_000, 16_000_000} {
 		x, y := torch.Randn([]int{n}), torch.Randn([]int{n})
+		out := torch.Empty([]int{n})
 		ops := []namedOp{
 			{"add", func() *torch.Tensor { return x.Add(y) }},
 			{"mul", func() *torch.Tensor { return x.Mul(y) }},
 			{"relu", x.Relu},
 		}
-		if !release { // an in-place op has no result to release
+		switch results {
+		case allocate: // an in-place op has no result to release or write elsewhere
 			ops = append(ops, namedOp{"add_", func() *torch.Tensor { return x.Add_(y) }})
+		case into:
+			ops = []namedOp{
+				{"add", func() *torch.Tensor { return torch.Into(out).Add(x, y) }},
+				{"mul", func() *torch.Tensor { return torch.Into(out).Mul(x, y) }},
+				{"relu", func() *torch.Tensor { return torch.Into(out).Relu(x) }},
+			}
 		}
 		for _, op := range ops {
 			b.Run(fmt.Sprintf("%s/%.0e", op.name, float64(n)), func(b *testing.B) {
 				for b.Loop() {
-					if r := op.f(); release {
+					if r := op.f(); results == release {
 						r.Release()
 					}
 				}
 			})
 		}
+		out.Release()
 	}
 }
 
