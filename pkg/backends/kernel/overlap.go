@@ -56,4 +56,3 @@ func bases(a, b Memory) (uintptr, uintptr, bool) {
 	}
 	return 0, 0, false
 }
-
