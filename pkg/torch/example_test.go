@@ -63,3 +63,20 @@ func ExampleToSlice() {
 	// Output:
 	// [0 3 1 4 2 5] <nil>
 }
+
+func ExampleInto() {
+	x := torch.FromSlice([]float32{1, 2, 3, 4, 5, 6}, torch.WithShape(2, 3))
+	b := torch.FromSlice([]float32{10, 20, 30})
+	out := torch.Empty([]int{2, 3})
+	for step := 0; step < 3; step++ { // every step writes into the same memory
+		torch.Into(out).Add(x, b)
+	}
+	fmt.Println(out)
+	// The rules are PyTorch's out=: a float result does not fit an int64 out.
+	err := torch.Into(torch.Empty([]int{2, 3}, torch.WithDType(torch.Int64))).Add(x, b).Err()
+	fmt.Println(err)
+	// Output:
+	// tensor([[11., 22., 33.],
+	//         [14., 25., 36.]])
+	// mindtorch: add: unsupported dtype: result type Float can't be cast to the desired output type Long (inputs: float32[2 3] cpu, float32[3] cpu)
+}

@@ -3,7 +3,6 @@ package torch
 import (
 	"strings"
 
-	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
@@ -55,13 +54,9 @@ func (o Out) check(op kernel.OpID, ins ...*Tensor) (Device, error) {
 			return dev, mixedDevices(op, append(ins, out))
 		}
 	}
-	if autograd.IsGradEnabled() {
-		for _, t := range ins {
-			if t.requiresGrad || out.requiresGrad {
-				return dev, out.opError(op.String(), kernel.ErrArgument, "%s(): functions with out=... arguments don't "+
-					"support automatic differentiation, but one of the arguments requires grad.", op)
-			}
-		}
+	if recording(out) || recording(ins...) {
+		return dev, out.opError(op.String(), kernel.ErrArgument, "%s(): functions with out=... arguments don't "+
+			"support automatic differentiation, but one of the arguments requires grad.", op)
 	}
 	return dev, out.checkWritable(op.String())
 }
