@@ -2,8 +2,16 @@
  * call. The caller runs share 0 and the workers the others; between jobs
  * a worker spins for a while (ops in a loop follow each other closely) and
  * then sleeps on a condition variable. One job runs at a time: a caller
- * that finds the pool busy runs its op alone. */
+ * that finds the pool busy runs its op alone.
+ *
+ * Spinning threads yield the CPU every 1024 pauses (about 25 us): on a host
+ * with as many busy threads as cores, a thread of the Go runtime that wakes
+ * up (to stop the world for a collection, say) otherwise waits for the
+ * scheduler to take a core from a spinning thread. Measured here on 2 cores,
+ * adds of 1e5 and 1e6 floats whose results are left to the collector took
+ * 29-36 and 224-259 us with the yields, 42-66 and 305-413 us without. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -58,7 +66,9 @@ static void *worker(void *arg) {
     int64_t start = mono_ns();
     for (int i = 0; atomic_load_explicit(&pool.gen, memory_order_acquire) == seen; i++) {
       cpu_relax();
-      if ((i & 1023) == 1023 && (atomic_load_explicit(&pool.quiet, memory_order_relaxed) || mono_ns() - start > MT_SPIN_NS)) {
+      if ((i & 1023) != 1023) continue;
+      sched_yield();
+      if (atomic_load_explicit(&pool.quiet, memory_order_relaxed) || mono_ns() - start > MT_SPIN_NS) {
         pthread_mutex_lock(&pool.mu);
         pool.sleepers++;
         while (atomic_load(&pool.gen) == seen) pthread_cond_wait(&pool.cv, &pool.mu);
@@ -114,7 +124,10 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
   if (pool.sleepers) pthread_cond_broadcast(&pool.cv);
   pthread_mutex_unlock(&pool.mu);
   int st = fn(ctx, 0, 0, pool.chunk);
-  while (atomic_load_explicit(&pool.left, memory_order_acquire) > 0) cpu_relax();
+  for (int i = 1; atomic_load_explicit(&pool.left, memory_order_acquire) > 0; i++) {
+    cpu_relax();
+    if ((i & 1023) == 0) sched_yield();
+  }
   int st2 = atomic_load(&pool.status);
   if (shares_out) *shares_out = (int)((n + pool.chunk - 1) / pool.chunk);
   atomic_flag_clear(&pool.busy);
