@@ -95,7 +95,7 @@ func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
 	case lo == nil:
 		return t.Minimum(hi)
 	}
-	return ternary(kernel.OpClampTensor, t, lo, hi)
+	return runOp(kernel.OpClampTensor, nil, t, lo, hi)
 }
 
 // NanToNum replaces NaN by nan, +Inf by posinf and -Inf by neginf; nil
@@ -128,10 +128,10 @@ func finfoMax(d DType) float64 {
 }
 
 // Where returns a where cond is true, else b (cond is bool; all broadcast).
-func Where(cond, a, b *Tensor) *Tensor { return ternary(kernel.OpWhere, cond, a, b) }
+func Where(cond, a, b *Tensor) *Tensor { return runOp(kernel.OpWhere, nil, cond, a, b) }
 
 // Lerp returns start + weight*(end - start).
-func Lerp(start, end, weight *Tensor) *Tensor { return ternary(kernel.OpLerp, start, end, weight) }
+func Lerp(start, end, weight *Tensor) *Tensor { return runOp(kernel.OpLerp, nil, start, end, weight) }
 
 // MaskedFill returns t with value where mask (bool, broadcast to t) is true.
 func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
@@ -201,24 +201,6 @@ func recordMaskedFill(in, mask, out *Tensor) {
 	out.setGradFn("MaskedFillBackward0", []*Tensor{in}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
 		return []*Tensor{fitGrad(g.MaskedFill(mask, 0), in)}
 	})
-}
-
-func ternary(op kernel.OpID, a, b, c3 *Tensor) *Tensor {
-	for _, x := range []*Tensor{a, b, c3} {
-		if x.err != nil {
-			return x
-		}
-	}
-	dev, err := deviceOf(op, a, b, c3)
-	if err != nil {
-		return failed(err)
-	}
-	c, _ := opCall(op, dev, nil, []*Tensor{a, b, c3})
-	y := run(c)
-	if recording(a, b, c3) {
-		recordRunOp(op, opAttrs{}, []*Tensor{a, b, c3}, y)
-	}
-	return y
 }
 
 // LerpScalar returns start + weight*(end - start) for a Go scalar weight.
