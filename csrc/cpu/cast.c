@@ -44,15 +44,16 @@
 static const int64_t item_size[MT_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
 
 #define CAST_LOOP(D, S)                                                              \
-  MT_CLONES static int cast_##D##_##S(int64_t n, char *const *p, const int64_t *s,   \
-                                      const mt_attrs *a) {                           \
+  MT_ROW cast_##D##_##S##_row(int64_t n, char *const *p, const int64_t *s,           \
+                              const mt_attrs *a) {                                   \
     (void)a;                                                                         \
     char *o = p[0];                                                                  \
     const char *x = p[1];                                                            \
     const int64_t so = s[0], sx = s[1];                                              \
     for (int64_t i = 0; i < n; i++) ST_##D(o + i * so, LD_##S(x + i * sx), SF_##S);  \
     return MT_OK;                                                                    \
-  }
+  }                                                                                  \
+  MT_ROWS(cast_##D##_##S, cast_##D##_##S##_row)
 
 #define CAST_FROM(D)                                                                 \
   CAST_LOOP(D, b) CAST_LOOP(D, u8) CAST_LOOP(D, i8) CAST_LOOP(D, i16) CAST_LOOP(D, i32) \
@@ -77,8 +78,8 @@ static const mt_loop casts[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
 /* Same-dtype copies move bytes: contiguous rows with memcpy, fills by
  * repeating one element. */
 #define COPY_LOOP(name, T)                                                           \
-  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,             \
-                            const mt_attrs *a) {                                     \
+  MT_ROW name##_row(int64_t n, char *const *p, const int64_t *s,                     \
+                    const mt_attrs *a) {                                             \
     (void)a;                                                                         \
     const int64_t w = sizeof(T);                                                     \
     if (s[0] == w && s[1] == w) {                                                    \
@@ -90,7 +91,8 @@ static const mt_loop casts[MT_NUM_DTYPES][MT_NUM_DTYPES] = {
       for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) = *(const T *)(p[1] + i * s[1]); \
     }                                                                                \
     return MT_OK;                                                                    \
-  }
+  }                                                                                  \
+  MT_ROWS(name, name##_row)
 COPY_LOOP(copy1, uint8_t)
 COPY_LOOP(copy2, uint16_t)
 COPY_LOOP(copy4, uint32_t)
@@ -120,8 +122,8 @@ int mt_cast_1d(int dst, int src, int64_t n, void *p0, void *p1, int64_t s0, int6
   mt_loop loop = cast_loop(dst, src);
   if (!loop) return MT_ERR_UNSUPPORTED;
   char *p[MT_MAX_OPS] = {p0, p1, 0, 0};
-  int64_t s[MT_MAX_OPS] = {s0, s1, 0, 0};
-  return loop(n, p, s, 0);
+  int64_t s[MT_MAX_OPS] = {s0, s1, 0, 0}, os[MT_MAX_OPS] = {0};
+  return loop(n, 1, p, s, os, 0);
 }
 
 int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t n, int64_t grain) {

@@ -19,7 +19,12 @@
 #pragma GCC optimize("no-trapping-math")
 #endif
 
-typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_attrs *a);
+/* A loop runs rows of n elements: element i of row r of operand k is at
+ * p[k] + r*os[k] + i*s[k] (bytes). One call covers a block of rows, so
+ * that short rows (a broadcast bias of 64 elements, say) do not pay a call
+ * and the loop's setup each. */
+typedef int (*mt_loop)(int64_t n, int64_t rows, char *const *p, const int64_t *s, const int64_t *os,
+                       const mt_attrs *a);
 
 /* Every hot loop gets a copy per instruction set, chosen when the program
  * loads (GCC function multiversioning). */
@@ -28,6 +33,26 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
 #else
 #define MT_CLONES
 #endif
+
+/* A row function runs one row of n elements (element i of operand k at
+ * p[k] + i*s[k]). It is inlined into the loop that MT_ROWS makes of it, and
+ * so compiled for each instruction set of that loop's clones. */
+#define MT_ROW static inline __attribute__((always_inline)) int
+
+/* MT_ROWS(name, row) defines the mt_loop name over the row function row. */
+#define MT_ROWS(name, row)                                                    \
+  MT_CLONES static int name(int64_t n, int64_t rows, char *const *p,          \
+                            const int64_t *s, const int64_t *os,              \
+                            const mt_attrs *a) {                              \
+    int status = 0;                                                           \
+    for (int64_t r = 0; r < rows; r++) {                                      \
+      char *q[MT_MAX_OPS] = {p[0] + r * os[0], p[1] + r * os[1],              \
+                             p[2] + r * os[2], p[3] + r * os[3]};             \
+      int st = row(n, q, s, a);                                               \
+      if (st) status = st;                                                    \
+    }                                                                         \
+    return status;                                                            \
+  }
 
 /* An attribute in the compute type: FL says whether it is a floating type. */
 #define MT_ATTR(T, FL, k) ((FL) ? (T)a->f[k] : (T)a->i[k])
@@ -39,8 +64,8 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
 
 /* out = EXPR(x) */
 #define MT_LOOP1(name, T, OT, FL, EXPR)                                       \
-  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
-                            const mt_attrs *a) {                              \
+  MT_ROW name##_row(int64_t n, char *const *p, const int64_t *s,              \
+                   const mt_attrs *a) {                                       \
     MT_CONSTS(T, FL);                                                         \
     if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {          \
       OT *o = (OT *)p[0]; const T *xp = (const T *)p[1];                      \
@@ -53,12 +78,13 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
       }                                                                       \
     }                                                                         \
     return err;                                                               \
-  }
+  }                                                                           \
+  MT_ROWS(name, name##_row)
 
 /* out = EXPR(x, y) */
 #define MT_LOOP2(name, T, OT, FL, EXPR)                                       \
-  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
-                            const mt_attrs *a) {                              \
+  MT_ROW name##_row(int64_t n, char *const *p, const int64_t *s,              \
+                   const mt_attrs *a) {                                       \
     MT_CONSTS(T, FL);                                                         \
     const int64_t so = sizeof(OT), st = sizeof(T);                            \
     if (s[0] == so && s[1] == st && s[2] == st) {                             \
@@ -78,12 +104,13 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
       }                                                                       \
     }                                                                         \
     return err;                                                               \
-  }
+  }                                                                           \
+  MT_ROWS(name, name##_row)
 
 /* out = EXPR(x, y, z) with x of type XT (the condition of where is bool). */
 #define MT_LOOP3(name, XT, T, OT, FL, EXPR)                                   \
-  MT_CLONES static int name(int64_t n, char *const *p, const int64_t *s,      \
-                            const mt_attrs *a) {                              \
+  MT_ROW name##_row(int64_t n, char *const *p, const int64_t *s,              \
+                   const mt_attrs *a) {                                       \
     MT_CONSTS(T, FL);                                                         \
     const int64_t so = sizeof(OT), st = sizeof(T);                            \
     if (s[0] == so && s[1] == (int64_t)sizeof(XT) && s[2] == st && s[3] == st) { \
@@ -101,7 +128,8 @@ typedef int (*mt_loop)(int64_t n, char *const *p, const int64_t *s, const mt_att
       }                                                                       \
     }                                                                         \
     return err;                                                               \
-  }
+  }                                                                           \
+  MT_ROWS(name, name##_row)
 
 /* mt_run_plan runs loop over elements [begin, end) of plan. */
 int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t begin, int64_t end,

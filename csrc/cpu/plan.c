@@ -5,14 +5,15 @@ int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t be
                 const mt_attrs *a) {
   const int64_t nd = plan->ndim, nops = plan->nops;
   if (begin >= end) return MT_OK;
+  int64_t s0[MT_MAX_OPS] = {0}, s1[MT_MAX_OPS] = {0};
+  for (int64_t k = 0; k < nops; k++) {
+    s0[k] = nd ? plan->strides[k][0] : 0;
+    s1[k] = nd > 1 ? plan->strides[k][1] : 0;
+  }
   if (nd <= 1) {
-    char *p[MT_MAX_OPS];
-    int64_t s[MT_MAX_OPS];
-    for (int64_t k = 0; k < nops; k++) {
-      s[k] = nd ? plan->strides[k][0] : 0;
-      p[k] = base[k] + begin * s[k];
-    }
-    return loop(end - begin, p, s, a);
+    char *p[MT_MAX_OPS] = {0};
+    for (int64_t k = 0; k < nops; k++) p[k] = base[k] + begin * s0[k];
+    return loop(end - begin, 1, p, s0, s1, a);
   }
   int64_t idx[MT_MAX_DIMS];
   int64_t rest = begin;
@@ -20,25 +21,33 @@ int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t be
     idx[d] = rest % plan->shape[d];
     rest /= plan->shape[d];
   }
-  int64_t s0[MT_MAX_OPS];
-  for (int64_t k = 0; k < nops; k++) s0[k] = plan->strides[k][0];
+  const int64_t n0 = plan->shape[0], n1 = plan->shape[1];
   int status = MT_OK;
   while (begin < end) {
-    int64_t n = plan->shape[0] - idx[0];
-    if (n > end - begin) n = end - begin;
-    char *p[MT_MAX_OPS];
+    char *p[MT_MAX_OPS] = {0};
     for (int64_t k = 0; k < nops; k++) {
       int64_t off = 0;
       for (int64_t d = 0; d < nd; d++) off += idx[d] * plan->strides[k][d];
       p[k] = base[k] + off;
     }
-    int st = loop(n, p, s0, a);
+    /* A partial row where a share starts or ends inside one, else as many
+     * whole rows along dim 1 as remain in it and in the share. */
+    int64_t n = n0 - idx[0], rows = 1;
+    if (n > end - begin) {
+      n = end - begin;
+    } else if (idx[0] == 0) {
+      rows = (end - begin) / n0;
+      if (rows > n1 - idx[1]) rows = n1 - idx[1];
+    }
+    int st = loop(n, rows, p, s0, s1, a);
     if (st != MT_OK) status = st;
-    begin += n;
+    begin += n * rows;
+    if (begin >= end) break;
     idx[0] = 0;
-    for (int64_t d = 1; d < nd; d++) {
-      if (++idx[d] < plan->shape[d]) break;
+    idx[1] += rows;
+    for (int64_t d = 1; d < nd && idx[d] >= plan->shape[d]; d++) {
       idx[d] = 0;
+      if (d + 1 < nd) idx[d + 1]++;
     }
   }
   return status;

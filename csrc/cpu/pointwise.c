@@ -291,8 +291,8 @@ THRB(i64, int64_t, MT_I64, 0)
 
 /* masked_fill reads its mask as bytes: a loop of its own. */
 #define MFILL_LOOP(sfx, T, DT, FL)                                                  \
-  MT_CLONES static int mfill_##sfx(int64_t n, char *const *p, const int64_t *s,     \
-                                   const mt_attrs *a) {                             \
+  MT_ROW mfill_##sfx##_row(int64_t n, char *const *p, const int64_t *s,             \
+                           const mt_attrs *a) {                                     \
     const T v = MT_ATTR(T, FL, 0);                                                  \
     char *o = p[0]; const char *xp = p[1], *mp = p[2];                              \
     for (int64_t i = 0; i < n; i++) {                                               \
@@ -301,6 +301,7 @@ THRB(i64, int64_t, MT_I64, 0)
     }                                                                               \
     return MT_OK;                                                                   \
   }                                                                                 \
+  MT_ROWS(mfill_##sfx, mfill_##sfx##_row)                                           \
   REG(MT_MASKED_FILL, DT, mfill_##sfx)
 MFILL_LOOP(f32, float, MT_F32, 1)
 MFILL_LOOP(f64, double, MT_F64, 1)
@@ -324,8 +325,8 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
   if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES || !table[op][dtype])
     return MT_ERR_UNSUPPORTED;
   char *p[MT_MAX_OPS] = {p0, p1, p2, p3};
-  int64_t s[MT_MAX_OPS] = {s0, s1, s2, s3};
-  return table[op][dtype](n, p, s, &attrs);
+  int64_t s[MT_MAX_OPS] = {s0, s1, s2, s3}, os[MT_MAX_OPS] = {0};
+  return table[op][dtype](n, 1, p, s, os, &attrs);
 }
 
 int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void *p1, void *p2, void *p3,

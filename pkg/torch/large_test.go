@@ -137,3 +137,73 @@ func TestLargeOpsFromManyGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// TestBroadcastRowsSplitAcrossThePool checks broadcast ops whose rows are
+// run in blocks and whose shares start and end inside rows, against Go
+// loops: odd row lengths, a 3-D broadcast, a column broadcast, a
+// transposed input, a cast and a masked fill.
+func TestBroadcastRowsSplitAcrossThePool(t *testing.T) {
+	for _, shape := range [][]int{{333, 257}, {7, 129, 67}, {1 << 15, 3}, {5, 1 << 14}, {3, 1}} {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		inner, rows := shape[len(shape)-1], n/shape[len(shape)-1]
+		xs, bs, cs := make([]float32, n), make([]float32, inner), make([]float32, rows)
+		for i := range xs {
+			xs[i] = float32(i%997) - 400
+		}
+		for i := range bs {
+			bs[i] = float32(i%5) + 0.25
+		}
+		for i := range cs {
+			cs[i] = float32(i%11) - 5
+		}
+		x := torch.FromSlice(xs, torch.WithShape(shape...))
+		colShape := append(append([]int(nil), shape[:len(shape)-1]...), 1)
+		b, c := torch.FromSlice(bs), torch.FromSlice(cs, torch.WithShape(colShape...))
+		xt := x.View(rows, inner).T().Contiguous().T() // the same values, column-major
+		mask := x.GtScalar(0)
+		cases := []struct {
+			name string
+			got  *torch.Tensor
+			want func(i int) float32
+		}{
+			{"row broadcast", x.Add(b), func(i int) float32 { return xs[i] + bs[i%inner] }},
+			{"column broadcast", x.Mul(c), func(i int) float32 { return xs[i] * cs[i/inner] }},
+			{"transposed input", xt.Sub(b), func(i int) float32 { return xs[i] - bs[i%inner] }},
+			{"cast of a broadcast", b.Expand(shape...).ToDType(torch.Float64).ToDType(torch.Float32),
+				func(i int) float32 { return bs[i%inner] }},
+			{"masked fill", x.MaskedFill(mask, 7), func(i int) float32 {
+				if xs[i] > 0 {
+					return 7
+				}
+				return xs[i]
+			}},
+		}
+		if len(shape) == 3 { // broadcast along the middle dim: a 3-D plan
+			a, mid := shape[0], shape[1]
+			ms := make([]float32, a*inner)
+			for i := range ms {
+				ms[i] = float32(i%13) - 6
+			}
+			m := torch.FromSlice(ms, torch.WithShape(a, 1, inner))
+			cases = append(cases, struct {
+				name string
+				got  *torch.Tensor
+				want func(i int) float32
+			}{"middle broadcast", x.Add(m), func(i int) float32 { return xs[i] + ms[i/(mid*inner)*inner+i%inner] }})
+		}
+		for _, tc := range cases {
+			got, err := torch.ToSlice[float32](tc.got)
+			if err != nil {
+				t.Fatalf("%s of %v: %v", tc.name, shape, err)
+			}
+			for i, v := range got {
+				if w := tc.want(i); v != w {
+					t.Fatalf("%s of %v: element %d is %v, want %v", tc.name, shape, i, v, w)
+				}
+			}
+		}
+	}
+}
