@@ -40,27 +40,22 @@ func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
 }
 
 // Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN.
-func (t *Tensor) Clamp(lo, hi any) *Tensor {
-	if t.err != nil {
-		return t
-	}
-	mode, s, err := clampBounds(lo, hi)
-	if err != nil {
-		return t.fail("clamp", err)
-	}
-	return unary(kernel.OpClamp, t, mode, s[0], s[1])
-}
+func (t *Tensor) Clamp(lo, hi any) *Tensor { return t.clampWith(unary, "clamp", lo, hi) }
 
 // Clamp_ is Clamp in place; it returns t.
-func (t *Tensor) Clamp_(lo, hi any) *Tensor {
+func (t *Tensor) Clamp_(lo, hi any) *Tensor { return t.clampWith(unaryInPlace, "clamp_", lo, hi) }
+
+// clampWith runs clamp of t with the bounds lo and hi through run (the
+// allocating, in-place or out= form of a one-input op).
+func (t *Tensor) clampWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scalar) *Tensor, name string, lo, hi any) *Tensor {
 	if t.err != nil {
 		return t
 	}
 	mode, s, err := clampBounds(lo, hi)
 	if err != nil {
-		return t.fail("clamp_", err)
+		return t.fail(name, err)
 	}
-	return unaryInPlace(kernel.OpClamp, t, mode, s[0], s[1])
+	return run(kernel.OpClamp, t, mode, s[0], s[1])
 }
 
 // clampBounds reads clamp's bounds (nil: absent) into its mode bits

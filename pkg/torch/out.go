@@ -146,16 +146,7 @@ func (o Out) Lerp(start, end, weight *Tensor) *Tensor {
 }
 
 // Clamp writes x.Clamp(lo, hi) into the output.
-func (o Out) Clamp(x *Tensor, lo, hi any) *Tensor {
-	if x.err != nil {
-		return x
-	}
-	mode, s, err := clampBounds(lo, hi)
-	if err != nil {
-		return x.fail("clamp", err)
-	}
-	return o.unary(kernel.OpClamp, x, mode, s[0], s[1])
-}
+func (o Out) Clamp(x *Tensor, lo, hi any) *Tensor { return x.clampWith(o.unary, "clamp", lo, hi) }
 
 // Mm writes a.Mm(b) into the output.
 func (o Out) Mm(a, b *Tensor) *Tensor { return o.product(kernel.OpMm, one, one, a, b) }
