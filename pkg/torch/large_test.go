@@ -164,11 +164,12 @@ func TestBroadcastRowsSplitAcrossThePool(t *testing.T) {
 		b, c := torch.FromSlice(bs), torch.FromSlice(cs, torch.WithShape(colShape...))
 		xt := x.View(rows, inner).T().Contiguous().T() // the same values, column-major
 		mask := x.GtScalar(0)
-		cases := []struct {
+		type broadcastCase struct {
 			name string
 			got  *torch.Tensor
-			want func(i int) float32
-		}{
+			want func(i int) float32 // element i of the result
+		}
+		cases := []broadcastCase{
 			{"row broadcast", x.Add(b), func(i int) float32 { return xs[i] + bs[i%inner] }},
 			{"column broadcast", x.Mul(c), func(i int) float32 { return xs[i] * cs[i/inner] }},
 			{"transposed input", xt.Sub(b), func(i int) float32 { return xs[i] - bs[i%inner] }},
@@ -188,11 +189,7 @@ func TestBroadcastRowsSplitAcrossThePool(t *testing.T) {
 				ms[i] = float32(i%13) - 6
 			}
 			m := torch.FromSlice(ms, torch.WithShape(a, 1, inner))
-			cases = append(cases, struct {
-				name string
-				got  *torch.Tensor
-				want func(i int) float32
-			}{"middle broadcast", x.Add(m), func(i int) float32 { return xs[i] + ms[i/(mid*inner)*inner+i%inner] }})
+			cases = append(cases, broadcastCase{"middle broadcast", x.Add(m), func(i int) float32 { return xs[i] + ms[i/(mid*inner)*inner+i%inner] }})
 		}
 		for _, tc := range cases {
 			got, err := torch.ToSlice[float32](tc.got)

@@ -11,10 +11,10 @@ import (
 // share to each thread of a worker pool (csrc/cpu/pool.c) and runs the
 // first share itself, as PyTorch's OpenMP loops do. Workers poll for the
 // next op for 200 µs after each share (yielding the CPU now and then, see
-// pool.c), then sleep. Go's scheduler takes no
-// part: goroutine helpers lost time to wake-ups and to sharing a CPU with
-// the caller (an in-place add of 16M floats took 1.7-2.4 ms with them,
-// 1.4-1.7 ms with the pool, and C alone 1.3 ms). The pool has as many
+// pool.c), then sleep. Go's scheduler takes no part: goroutine helpers
+// lost time to wake-ups and to sharing a CPU with the caller (an in-place
+// add of 16M floats took 1.7-2.4 ms with them, 1.4-1.7 ms with the pool,
+// and C alone 1.3 ms). The pool has as many
 // threads as GOMAXPROCS when the first large op runs; an op that finds it
 // busy (another goroutine's op) runs on its caller alone.
 

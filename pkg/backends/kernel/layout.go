@@ -68,12 +68,11 @@ func IsNonOverlappingAndDense(shape, strides []int) bool {
 		return true
 	}
 	n := len(shape)
-	var buf [8]int
-	perm := buf[:0]
+	var buf [8]int // no allocation for up to 8 dims
+	perm := buf[:min(n, len(buf))]
 	if n > len(buf) {
-		perm = make([]int, 0, n)
+		perm = make([]int, n)
 	}
-	perm = perm[:n]
 	for i := range perm {
 		perm[i] = i
 	}
