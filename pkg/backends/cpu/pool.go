@@ -14,9 +14,9 @@ import (
 // pool.c), then sleep. Go's scheduler takes no part: goroutine helpers
 // lost time to wake-ups and to sharing a CPU with the caller (an in-place
 // add of 16M floats took 1.7-2.4 ms with them, 1.4-1.7 ms with the pool,
-// and C alone 1.3 ms). The pool has as many
-// threads as GOMAXPROCS when the first large op runs; an op that finds it
-// busy (another goroutine's op) runs on its caller alone.
+// and C alone 1.3 ms). The pool has as many threads as GOMAXPROCS when
+// the first large op runs; an op that finds it busy (another goroutine's
+// op) runs on its caller alone.
 
 var pool sync.Once
 
