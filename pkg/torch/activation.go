@@ -93,9 +93,33 @@ func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
 	return runOp(kernel.OpClampTensor, nil, t, lo, hi)
 }
 
+// ClampTensor_ is ClampTensor in place; it returns t.
+func (t *Tensor) ClampTensor_(lo, hi *Tensor) *Tensor {
+	switch {
+	case lo == nil && hi == nil:
+		return t.fail("clamp_", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
+	case hi == nil:
+		return binaryInPlace(kernel.OpMaximum, t, lo, nil, 0, kernel.Scalar{})
+	case lo == nil:
+		return binaryInPlace(kernel.OpMinimum, t, hi, nil, 0, kernel.Scalar{})
+	}
+	return t.runOpInPlace(kernel.OpClampTensor, nil, true, lo, hi)
+}
+
 // NanToNum replaces NaN by nan, +Inf by posinf and -Inf by neginf; nil
 // bounds take the largest and smallest finite values of t's dtype.
 func (t *Tensor) NanToNum(nan float64, posinf, neginf *float64) *Tensor {
+	return t.nanToNumWith(unary, nan, posinf, neginf)
+}
+
+// NanToNum_ is NanToNum in place; it returns t.
+func (t *Tensor) NanToNum_(nan float64, posinf, neginf *float64) *Tensor {
+	return t.nanToNumWith(unaryInPlace, nan, posinf, neginf)
+}
+
+// nanToNumWith runs nan_to_num of t through run (the allocating, in-place
+// or out= form of a one-input op).
+func (t *Tensor) nanToNumWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scalar) *Tensor, nan float64, posinf, neginf *float64) *Tensor {
 	if t.err != nil {
 		return t
 	}
@@ -107,7 +131,7 @@ func (t *Tensor) NanToNum(nan float64, posinf, neginf *float64) *Tensor {
 	if neginf != nil {
 		n = *neginf
 	}
-	return unary(kernel.OpNanToNum, t, 0, kernel.FloatScalar(nan), kernel.FloatScalar(p), kernel.FloatScalar(n))
+	return run(kernel.OpNanToNum, t, 0, kernel.FloatScalar(nan), kernel.FloatScalar(p), kernel.FloatScalar(n))
 }
 
 func finfoMax(d DType) float64 {
@@ -127,6 +151,20 @@ func Where(cond, a, b *Tensor) *Tensor { return runOp(kernel.OpWhere, nil, cond,
 
 // Lerp returns start + weight*(end - start).
 func Lerp(start, end, weight *Tensor) *Tensor { return runOp(kernel.OpLerp, nil, start, end, weight) }
+
+// Lerp_ is Lerp in place, with t as start; it returns t.
+func (t *Tensor) Lerp_(end, weight *Tensor) *Tensor {
+	// The weight's derivative reads start's value from before the write.
+	return t.runOpInPlace(kernel.OpLerp, nil, weight.requiresGrad, end, weight)
+}
+
+// LerpScalar_ is LerpScalar in place, with t as start; it returns t.
+func (t *Tensor) LerpScalar_(end *Tensor, weight float64) *Tensor {
+	return t.runOpInPlace(kernel.OpLerp, func(c *kernel.Call) error {
+		c.Scalars[0] = kernel.FloatScalar(weight)
+		return nil
+	}, false, end)
+}
 
 // MaskedFill returns t with value where mask (bool, broadcast to t) is true.
 func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -492,4 +494,28 @@ func TestLinearNodesKeepLongShapes(t *testing.T) {
 	check("x", x.Grad(), []int{2, 1, 3, 1}, 20) // broadcast over 4 x 5
 	check("y", y.Grad(), []int{1, 4, 1, 5}, 6)  // over 2 x 3
 	check("z", z.Grad(), []int{2, 3, 4}, 1.0/8+1.0/8)
+}
+
+// TestScatterGradOfALargerSrc checks the gradient of a scatter's src when
+// the index is smaller than src: the elements of src that were not read
+// get zeros (PyTorch 1.13 fails in backward here).
+func TestScatterGradOfALargerSrc(t *testing.T) {
+	index := torch.FromSlice([]int64{2, 0, 1, 2}, torch.WithShape(2, 2))
+	for _, op := range []struct {
+		name string
+		f    func(x, src *torch.Tensor) *torch.Tensor
+	}{
+		{"Scatter", func(x, src *torch.Tensor) *torch.Tensor { return x.Scatter(1, index, src) }},
+		{"ScatterAdd", func(x, src *torch.Tensor) *torch.Tensor { return x.ScatterAdd(1, index, src) }},
+		{"ScatterReduce", func(x, src *torch.Tensor) *torch.Tensor { return x.ScatterReduce(1, index, src, "sum", true) }},
+	} {
+		src := torch.Arange(6, torch.WithDType(torch.Float64)).View(2, 3).RequiresGrad_(true)
+		y := op.f(torch.Zeros([]int{2, 3}, torch.WithDType(torch.Float64)), src)
+		if err := y.MulScalar(3).Sum().Backward(); err != nil {
+			t.Fatalf("%s: Backward: %v", op.name, err)
+		}
+		if diff := cmp.Diff([]float64{3, 3, 0, 3, 3, 0}, values(t, src.Grad())); diff != "" {
+			t.Errorf("%s: src's gradient (-want +got):\n%s", op.name, diff)
+		}
+	}
 }

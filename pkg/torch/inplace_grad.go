@@ -124,7 +124,7 @@ func binaryInPlaceGrad(op kernel.OpID, a, b *Tensor, s kernel.Scalar, mode int, 
 	if err := checkLeafWrite(a, op.String()+"_"); err != nil {
 		return nil, err
 	}
-	keep := op != kernel.OpAdd && op != kernel.OpSub
+	keep := op != kernel.OpAdd && op != kernel.OpSub && boolOps[op] == "" // the rules that read a's value
 	prev := previous(a, keep)
 	if b == nil {
 		return func() { rebase(a, func(out *Tensor) { recordScalar(op, prev, out, s, mode, alpha) }) }, nil

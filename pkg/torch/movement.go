@@ -35,6 +35,49 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 	return y
 }
 
+// runOpInPlace runs op with t as its first input and writes the result
+// into t, PyTorch's op_ form; it returns t. keep says whether the op's
+// derivative reads t's value from before the write (a copy of it is then
+// kept while autograd records).
+func (t *Tensor) runOpInPlace(op kernel.OpID, set func(c *kernel.Call) error, keep bool, others ...*Tensor) *Tensor {
+	ts := append([]*Tensor{t}, others...)
+	if err := firstErr(ts...); err != nil {
+		return failed(err)
+	}
+	name := op.String() + "_"
+	if err := t.checkWritable(name); err != nil {
+		return failed(err)
+	}
+	dev, err := deviceOf(op, ts...)
+	if err != nil {
+		return failed(err)
+	}
+	if dev != t.Device() {
+		return failed(mixedDevices(op, ts))
+	}
+	rec := recording(ts...)
+	if rec {
+		if err := checkLeafWrite(t, name); err != nil {
+			return failed(err)
+		}
+		ts[0] = previous(t, keep)
+	}
+	c, err := opCall(op, dev, set, ts)
+	if err != nil {
+		return failed(err)
+	}
+	var a opAttrs
+	if rec {
+		a = attrsOf(c)
+	}
+	c.In[0] = t.operand()
+	if y := runInPlace(c, t); y.err != nil || !rec {
+		return y
+	}
+	rebase(t, func(out *Tensor) { recordRunOp(op, a, ts, out) })
+	return t
+}
+
 // opCall builds the call of op on dev with inputs ts and one output; set
 // fills in its attributes.
 func opCall(op kernel.OpID, dev Device, set func(c *kernel.Call) error, ts []*Tensor) (*kernel.Call, error) {
@@ -257,7 +300,32 @@ func (t *Tensor) Tril(diagonal int) *Tensor { return t.triangle("tril", diagonal
 // Triu keeps the elements on and above the diagonal-th diagonal.
 func (t *Tensor) Triu(diagonal int) *Tensor { return t.triangle("triu", diagonal, false) }
 
+// Tril_ is Tril in place; it returns t.
+func (t *Tensor) Tril_(diagonal int) *Tensor { return t.triangleInPlace("tril_", diagonal, true) }
+
+// Triu_ is Triu in place; it returns t.
+func (t *Tensor) Triu_(diagonal int) *Tensor { return t.triangleInPlace("triu_", diagonal, false) }
+
 func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
+	mask := t.triangleMask(op, k, lower)
+	if mask.err != nil {
+		return mask
+	}
+	return Where(mask, t, Zeros(nil, WithDType(t.dtype), OnDevice(t.Device())))
+}
+
+// triangleInPlace writes t's tril (lower) or triu into t. It goes
+// through Where and Copy_, which every device has.
+func (t *Tensor) triangleInPlace(op string, k int, lower bool) *Tensor {
+	r := t.triangle(op, k, lower)
+	if r.err != nil {
+		return r
+	}
+	return t.Copy_(r)
+}
+// triangleMask is true on the elements tril (lower) or triu keeps: a
+// [rows, cols] bool tensor on t's device.
+func (t *Tensor) triangleMask(op string, k int, lower bool) *Tensor {
 	if t.err != nil {
 		return t
 	}
@@ -268,13 +336,10 @@ func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
 	dev := OnDevice(t.Device())
 	// col - row compared with k: a [n, m] mask.
 	diff := Arange(m, dev).Unsqueeze(0).Sub(Arange(n, dev).Unsqueeze(1))
-	var mask *Tensor
 	if lower {
-		mask = diff.LeScalar(k)
-	} else {
-		mask = diff.GeScalar(k)
+		return diff.LeScalar(k)
 	}
-	return Where(mask, t, Zeros(nil, WithDType(t.dtype), dev))
+	return diff.GeScalar(k)
 }
 
 // Diag builds a square matrix with the 1-D t on its diagonal-th diagonal,
@@ -332,6 +397,11 @@ func (t *Tensor) Scatter(dim int, index, src *Tensor) *Tensor {
 	return runOp(kernel.OpScatter, withDim(dim, t.Dim()), t, index, src)
 }
 
+// Scatter_ is Scatter in place; it returns t.
+func (t *Tensor) Scatter_(dim int, index, src *Tensor) *Tensor {
+	return t.runOpInPlace(kernel.OpScatter, withDim(dim, t.Dim()), false, index, src)
+}
+
 // ScatterValue is Scatter with one value for every position.
 func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
 	s, err := kernel.ScalarOf(value)
@@ -344,27 +414,62 @@ func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
 	}, t, index)
 }
 
+// ScatterValue_ is ScatterValue in place; it returns t.
+func (t *Tensor) ScatterValue_(dim int, index *Tensor, value any) *Tensor {
+	s, err := kernel.ScalarOf(value)
+	if err != nil {
+		return failed(err)
+	}
+	return t.runOpInPlace(kernel.OpScatter, func(c *kernel.Call) error {
+		c.Scalars[0] = s
+		return withDim(dim, t.Dim())(c)
+	}, false, index)
+}
+
 // ScatterAdd returns a copy of t with src's elements added, along dim, at
 // the positions index names.
 func (t *Tensor) ScatterAdd(dim int, index, src *Tensor) *Tensor {
 	return runOp(kernel.OpScatterAdd, withDim(dim, t.Dim()), t, index, src)
 }
 
+// ScatterAdd_ is ScatterAdd in place; it returns t.
+func (t *Tensor) ScatterAdd_(dim int, index, src *Tensor) *Tensor {
+	return t.runOpInPlace(kernel.OpScatterAdd, withDim(dim, t.Dim()), false, index, src)
+}
+
 // ScatterReduce combines src into a copy of t at the positions index names
 // with reduce "sum", "prod", "mean", "amax" or "amin"; without includeSelf,
 // t's values at those positions do not take part.
 func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
+	set, err := scatterReduceAttrs(dim, t.Dim(), reduce, includeSelf)
+	if err != nil {
+		return t.fail("scatter_reduce", err)
+	}
+	return runOp(kernel.OpScatterReduce, set, t, index, src)
+}
+
+// ScatterReduce_ is ScatterReduce in place; it returns t.
+func (t *Tensor) ScatterReduce_(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
+	set, err := scatterReduceAttrs(dim, t.Dim(), reduce, includeSelf)
+	if err != nil {
+		return t.fail("scatter_reduce_", err)
+	}
+	return t.runOpInPlace(kernel.OpScatterReduce, set, false, index, src)
+}
+
+// scatterReduceAttrs checks scatter_reduce's reduce argument and returns
+// the setter of the call's attributes.
+func scatterReduceAttrs(dim, ndim int, reduce string, includeSelf bool) (func(c *kernel.Call) error, error) {
 	modes := map[string]int{"sum": kernel.ReduceSum, "prod": kernel.ReduceProd, "mean": kernel.ReduceMean,
 		"amax": kernel.ReduceAmax, "amin": kernel.ReduceAmin}
 	mode, ok := modes[reduce]
 	if !ok {
-		return failed(t.opError("scatter_reduce", kernel.ErrArgument, "reduce argument must be either sum, prod, mean, "+
-			"amax or amin, got %s", reduce))
+		return nil, kernel.Errorf(kernel.ErrArgument, "reduce argument must be either sum, prod, mean, amax or amin, got %s", reduce)
 	}
-	return runOp(kernel.OpScatterReduce, func(c *kernel.Call) error {
+	return func(c *kernel.Call) error {
 		c.Mode, c.KeepDim = mode, includeSelf
-		return withDim(dim, t.Dim())(c)
-	}, t, index, src)
+		return withDim(dim, ndim)(c)
+	}, nil
 }
 
 // IndexSelect picks the slices along dim named by the 1-D index.
@@ -375,14 +480,33 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 // IndexAdd returns a copy of t with alpha*source[.., i, ..] added to the
 // slice index[i] along dim.
 func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
+	set, err := indexAddAttrs(dim, t.Dim(), alpha)
+	if err != nil {
+		return t.fail("index_add", err)
+	}
+	return runOp(kernel.OpIndexAdd, set, t, index, source)
+}
+
+// IndexAdd_ is IndexAdd in place; it returns t.
+func (t *Tensor) IndexAdd_(dim int, index, source *Tensor, alpha any) *Tensor {
+	set, err := indexAddAttrs(dim, t.Dim(), alpha)
+	if err != nil {
+		return t.fail("index_add_", err)
+	}
+	return t.runOpInPlace(kernel.OpIndexAdd, set, false, index, source)
+}
+
+// indexAddAttrs reads index_add's alpha and returns the setter of the
+// call's attributes.
+func indexAddAttrs(dim, ndim int, alpha any) (func(c *kernel.Call) error, error) {
 	a, err := kernel.ScalarOf(alpha)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
-	return runOp(kernel.OpIndexAdd, func(c *kernel.Call) error {
+	return func(c *kernel.Call) error {
 		c.Scalars[0] = a
-		return withDim(dim, t.Dim())(c)
-	}, t, index, source)
+		return withDim(dim, ndim)(c)
+	}, nil
 }
 
 // MaskedSelect returns, as a 1-D tensor, the elements of t where the bool

@@ -1,9 +1,13 @@
 package torch
 
-import "github.com/mindtorch/mindtorch/pkg/backends/kernel"
+import (
+	"slices"
+
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
 
 // The derivatives of the data-movement ops, where, lerp and clamp with
-// tensor bounds, recorded by runOp and ternary. Ops without a rule here
+// tensor bounds, recorded by runOp and runOpInPlace. Ops without a rule here
 // record a node that reports the missing derivative when a backward pass
 // reaches it, so that a gradient never silently goes missing.
 
@@ -76,7 +80,7 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 				out[0] = g.ScatterValue(dim, index, 0)
 			}
 			if need[2] {
-				out[2] = fitGrad(g.Gather(dim, index), src)
+				out[2] = srcGrad(g, dim, index, src)
 			}
 			return out
 		}
@@ -85,7 +89,7 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 		name, fn = "ScatterAddBackward0", func(g *Tensor, need []bool, _ bool) []*Tensor {
 			out := []*Tensor{g, nil, nil}
 			if need[2] {
-				out[2] = fitGrad(g.Gather(dim, index), src)
+				out[2] = srcGrad(g, dim, index, src)
 			}
 			return out
 		}
@@ -104,7 +108,7 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 				}
 			}
 			if need[2] {
-				out[2] = fitGrad(g.Gather(dim, index), src)
+				out[2] = srcGrad(g, dim, index, src)
 			}
 			return out
 		}
@@ -168,6 +172,25 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 		return
 	}
 	y.setGradFn(name, ts, fn)
+}
+
+// srcGrad is the gradient of scatter's src: g at the positions index
+// names, and zeros for the elements of src beyond index's shape (index
+// may be smaller than src in any dim; PyTorch then fails in backward).
+func srcGrad(g *Tensor, dim int, index, src *Tensor) *Tensor {
+	picked := g.Gather(dim, index)
+	if picked.err != nil || slices.Equal(index.shape, src.shape) {
+		return fitGrad(picked, src)
+	}
+	z := zerosFor(src, picked)
+	v := z
+	for d, n := range index.shape {
+		v = v.Narrow(d, 0, n)
+	}
+	if r := v.Copy_(picked); r.err != nil {
+		return r
+	}
+	return fitGrad(z, src)
 }
 
 // lerpGrad is the derivative of start + w*(end - start), with w a tensor

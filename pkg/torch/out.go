@@ -148,6 +148,25 @@ func (o Out) Lerp(start, end, weight *Tensor) *Tensor {
 // Clamp writes x.Clamp(lo, hi) into the output.
 func (o Out) Clamp(x *Tensor, lo, hi any) *Tensor { return x.clampWith(o.unary, "clamp", lo, hi) }
 
+// NanToNum writes x.NanToNum(nan, posinf, neginf) into the output.
+func (o Out) NanToNum(x *Tensor, nan float64, posinf, neginf *float64) *Tensor {
+	return x.nanToNumWith(o.unary, nan, posinf, neginf)
+}
+
+// Tril writes x.Tril(diagonal) into the output.
+func (o Out) Tril(x *Tensor, diagonal int) *Tensor { return o.triangle(x, "tril", diagonal, true) }
+
+// Triu writes x.Triu(diagonal) into the output.
+func (o Out) Triu(x *Tensor, diagonal int) *Tensor { return o.triangle(x, "triu", diagonal, false) }
+
+func (o Out) triangle(x *Tensor, op string, k int, lower bool) *Tensor {
+	mask := x.triangleMask(op, k, lower)
+	if mask.err != nil {
+		return mask
+	}
+	return o.Where(mask, x, Zeros(nil, WithDType(x.dtype), OnDevice(x.Device())))
+}
+
 // Mm writes a.Mm(b) into the output.
 func (o Out) Mm(a, b *Tensor) *Tensor { return o.product(kernel.OpMm, one, one, a, b) }
 

@@ -99,6 +99,12 @@ func TestIntoMatchesTheOp(t *testing.T) {
 		{"LogicalNot", torch.Out.LogicalNot, (*torch.Tensor).LogicalNot, f32},
 		{"Clamp", func(o torch.Out, x *torch.Tensor) *torch.Tensor { return o.Clamp(x, 0.2, 0.6) },
 			func(x *torch.Tensor) *torch.Tensor { return x.Clamp(0.2, 0.6) }, f32},
+		{"NanToNum", func(o torch.Out, x *torch.Tensor) *torch.Tensor { return o.NanToNum(x.Log(), 1, nil, nil) },
+			func(x *torch.Tensor) *torch.Tensor { return x.Log().NanToNum(1, nil, nil) }, f32},
+		{"Tril", func(o torch.Out, x *torch.Tensor) *torch.Tensor { return o.Tril(x, 0) },
+			func(x *torch.Tensor) *torch.Tensor { return x.Tril(0) }, f32},
+		{"Triu", func(o torch.Out, x *torch.Tensor) *torch.Tensor { return o.Triu(x, 1) },
+			func(x *torch.Tensor) *torch.Tensor { return x.Triu(1) }, i32},
 	}
 	// Inputs of shape [2, 3] (and [3], broadcast) with values where every op
 	// is defined; a and b are non-contiguous (transposed).

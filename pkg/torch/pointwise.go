@@ -293,6 +293,12 @@ func (t *Tensor) LogicalAndScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpLogicalAnd, t, v, 0, kernel.Scalar{})
 }
 
+// LogicalAnd_ writes LogicalAnd(t, other) into t, as 1 or 0 in t's dtype; it
+// returns t.
+func (t *Tensor) LogicalAnd_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpLogicalAnd, t, other, nil, 0, kernel.Scalar{})
+}
+
 // LogicalOr returns the logical or (bool result).
 func (t *Tensor) LogicalOr(other *Tensor) *Tensor {
 	return binary(kernel.OpLogicalOr, t, other, 0, kernel.Scalar{})
@@ -301,6 +307,12 @@ func (t *Tensor) LogicalOr(other *Tensor) *Tensor {
 // LogicalOrScalar is LogicalOr with a Go scalar v.
 func (t *Tensor) LogicalOrScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpLogicalOr, t, v, 0, kernel.Scalar{})
+}
+
+// LogicalOr_ writes LogicalOr(t, other) into t, as 1 or 0 in t's dtype; it
+// returns t.
+func (t *Tensor) LogicalOr_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpLogicalOr, t, other, nil, 0, kernel.Scalar{})
 }
 
 // LogicalXor returns the logical xor (bool result).
@@ -313,11 +325,27 @@ func (t *Tensor) LogicalXorScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpLogicalXor, t, v, 0, kernel.Scalar{})
 }
 
+// LogicalXor_ writes LogicalXor(t, other) into t, as 1 or 0 in t's dtype; it
+// returns t.
+func (t *Tensor) LogicalXor_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpLogicalXor, t, other, nil, 0, kernel.Scalar{})
+}
+
 // Eq returns t == other (bool result).
 func (t *Tensor) Eq(other *Tensor) *Tensor { return binary(kernel.OpEq, t, other, 0, kernel.Scalar{}) }
 
 // EqScalar is Eq with a Go scalar v.
 func (t *Tensor) EqScalar(v any) *Tensor { return binaryScalar(kernel.OpEq, t, v, 0, kernel.Scalar{}) }
+
+// Eq_ writes t == other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Eq_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpEq, t, other, nil, 0, kernel.Scalar{})
+}
+
+// EqScalar_ is Eq_ with a Go scalar v.
+func (t *Tensor) EqScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpEq, t, nil, v, 0, kernel.Scalar{})
+}
 
 // Ne returns t != other (bool result).
 func (t *Tensor) Ne(other *Tensor) *Tensor { return binary(kernel.OpNe, t, other, 0, kernel.Scalar{}) }
@@ -325,11 +353,31 @@ func (t *Tensor) Ne(other *Tensor) *Tensor { return binary(kernel.OpNe, t, other
 // NeScalar is Ne with a Go scalar v.
 func (t *Tensor) NeScalar(v any) *Tensor { return binaryScalar(kernel.OpNe, t, v, 0, kernel.Scalar{}) }
 
+// Ne_ writes t != other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Ne_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpNe, t, other, nil, 0, kernel.Scalar{})
+}
+
+// NeScalar_ is Ne_ with a Go scalar v.
+func (t *Tensor) NeScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpNe, t, nil, v, 0, kernel.Scalar{})
+}
+
 // Lt returns t < other (bool result).
 func (t *Tensor) Lt(other *Tensor) *Tensor { return binary(kernel.OpLt, t, other, 0, kernel.Scalar{}) }
 
 // LtScalar is Lt with a Go scalar v.
 func (t *Tensor) LtScalar(v any) *Tensor { return binaryScalar(kernel.OpLt, t, v, 0, kernel.Scalar{}) }
+
+// Lt_ writes t < other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Lt_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpLt, t, other, nil, 0, kernel.Scalar{})
+}
+
+// LtScalar_ is Lt_ with a Go scalar v.
+func (t *Tensor) LtScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpLt, t, nil, v, 0, kernel.Scalar{})
+}
 
 // Le returns t <= other (bool result).
 func (t *Tensor) Le(other *Tensor) *Tensor { return binary(kernel.OpLe, t, other, 0, kernel.Scalar{}) }
@@ -337,17 +385,47 @@ func (t *Tensor) Le(other *Tensor) *Tensor { return binary(kernel.OpLe, t, other
 // LeScalar is Le with a Go scalar v.
 func (t *Tensor) LeScalar(v any) *Tensor { return binaryScalar(kernel.OpLe, t, v, 0, kernel.Scalar{}) }
 
+// Le_ writes t <= other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Le_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpLe, t, other, nil, 0, kernel.Scalar{})
+}
+
+// LeScalar_ is Le_ with a Go scalar v.
+func (t *Tensor) LeScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpLe, t, nil, v, 0, kernel.Scalar{})
+}
+
 // Gt returns t > other (bool result).
 func (t *Tensor) Gt(other *Tensor) *Tensor { return binary(kernel.OpGt, t, other, 0, kernel.Scalar{}) }
 
 // GtScalar is Gt with a Go scalar v.
 func (t *Tensor) GtScalar(v any) *Tensor { return binaryScalar(kernel.OpGt, t, v, 0, kernel.Scalar{}) }
 
+// Gt_ writes t > other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Gt_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpGt, t, other, nil, 0, kernel.Scalar{})
+}
+
+// GtScalar_ is Gt_ with a Go scalar v.
+func (t *Tensor) GtScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpGt, t, nil, v, 0, kernel.Scalar{})
+}
+
 // Ge returns t >= other (bool result).
 func (t *Tensor) Ge(other *Tensor) *Tensor { return binary(kernel.OpGe, t, other, 0, kernel.Scalar{}) }
 
 // GeScalar is Ge with a Go scalar v.
 func (t *Tensor) GeScalar(v any) *Tensor { return binaryScalar(kernel.OpGe, t, v, 0, kernel.Scalar{}) }
+
+// Ge_ writes t >= other into t, as 1 or 0 in t's dtype; it returns t.
+func (t *Tensor) Ge_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpGe, t, other, nil, 0, kernel.Scalar{})
+}
+
+// GeScalar_ is Ge_ with a Go scalar v.
+func (t *Tensor) GeScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpGe, t, nil, v, 0, kernel.Scalar{})
+}
 
 // Neg returns -t, elementwise.
 func (t *Tensor) Neg() *Tensor { return unary(kernel.OpNeg, t, 0) }

@@ -30,6 +30,12 @@ type scalarRule struct {
 	grad func(g, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) *Tensor
 }
 
+// boolOps are the comparisons and logical ops of two operands (their
+// results are bools), with the names of their nodes.
+var boolOps = map[kernel.OpID]string{kernel.OpEq: "Eq", kernel.OpNe: "Ne", kernel.OpLt: "Lt", kernel.OpLe: "Le",
+	kernel.OpGt: "Gt", kernel.OpGe: "Ge", kernel.OpLogicalAnd: "LogicalAnd", kernel.OpLogicalOr: "LogicalOr",
+	kernel.OpLogicalXor: "LogicalXor"}
+
 var (
 	unaryRules  [kernel.NumOps]*unaryRule
 	binaryRules [kernel.NumOps]*binaryRule
@@ -186,6 +192,19 @@ func init() {
 	binaryRules[kernel.OpRemainder] = &binaryRule{"RemainderBackward1", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g, g.Mul(a.DivFloor(b)).Neg()
 	}}
+
+	// Comparisons and logical ops are piecewise constant: written in place
+	// into a float tensor (eq_, logical_and_, ...) they pass a zero gradient.
+	// PyTorch does so for the comparisons; its logical ops in place record
+	// nothing and so pass the gradient of the value they overwrote.
+	for op, name := range boolOps {
+		binaryRules[op] = &binaryRule{name + "Backward1", func(g, _, _, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+			return ZerosLike(g), ZerosLike(g)
+		}}
+		scalarRules[op] = &scalarRule{name + "Backward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+			return ZerosLike(g)
+		}}
+	}
 
 	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
 	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}

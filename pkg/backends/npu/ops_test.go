@@ -79,6 +79,23 @@ func TestOpsMatchCPU(t *testing.T) {
 			z.Narrow(1, 3, 2).Copy_(in[0].Narrow(1, 1, 2))
 			return z
 		}, []*torch.Tensor{a}},
+		{"out= forms", func(in ...*torch.Tensor) *torch.Tensor {
+			out := torch.ZerosLike(in[0])
+			torch.Into(out).Add(in[0], in[1])
+			torch.Into(out.T().T()).Mul(out, in[2])
+			mm := torch.Empty([]int{0}, torch.WithDevice(in[0].Device().String()))
+			torch.Into(mm).Mm(in[0], in[1].T())
+			return out.Add(torch.Into(torch.ZerosLike(in[0])).Relu(in[1])).Add(mm.Sum())
+		}, []*torch.Tensor{a, b, row}},
+		{"in place", func(in ...*torch.Tensor) *torch.Tensor {
+			x, y, z := in[0].Clone(), in[0].Clone(), in[0].Clone()
+			for _, r := range []*torch.Tensor{x.Add_(in[1]).MulScalar_(0.5).Clamp_(-1, 1), y.Lt_(in[1]), z.Tril_(0)} {
+				if r.Err() != nil {
+					return r
+				}
+			}
+			return x.Add(y).Add(z)
+		}, []*torch.Tensor{a, b}},
 		{"empty", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Exp().Add(in[0]).Sum(0) }, []*torch.Tensor{empty}},
 		{"cast", func(in ...*torch.Tensor) *torch.Tensor {
 			return in[0].MulScalar(10).ToDType(torch.Int32).ToDType(torch.Float64)
