@@ -323,6 +323,7 @@ func (t *Tensor) triangleInPlace(op string, k int, lower bool) *Tensor {
 	}
 	return t.Copy_(r)
 }
+
 // triangleMask is true on the elements tril (lower) or triu keeps: a
 // [rows, cols] bool tensor on t's device.
 func (t *Tensor) triangleMask(op string, k int, lower bool) *Tensor {
