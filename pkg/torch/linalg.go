@@ -160,6 +160,9 @@ func Linear(x, weight, bias *Tensor) *Tensor {
 // firstErr is the error of the first failed tensor.
 func firstErr(ts ...*Tensor) error {
 	for _, t := range ts {
+		if t == nil {
+			return kernel.Errorf(kernel.ErrArgument, "a nil *Tensor was given as an operand")
+		}
 		if t.err != nil {
 			return t.err
 		}

@@ -191,6 +191,10 @@ var goldenOps = map[string]func(in []*torch.Tensor, a args) []*torch.Tensor{
 	"index_add": func(in []*torch.Tensor, a args) []*torch.Tensor {
 		return one(in[0].IndexAdd(a.i("dim"), in[1], in[2], a.i("alpha")))
 	},
+	"index_put": func(in []*torch.Tensor, a args) []*torch.Tensor {
+		n := a.i("n")
+		return one(in[0].IndexPut(in[1:1+n], in[1+n], a.b("accumulate")))
+	},
 	"masked_select": func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].MaskedSelect(in[1])) },
 	"nonzero":       func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].Nonzero()) },
 	"index":         func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].Index(in[1])) },

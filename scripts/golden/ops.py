@@ -441,6 +441,48 @@ add_case("one_hot", [make_input([2], "int64", values=torch.tensor([0, 5]))], {"n
 add_case("embedding", [make_input([2, 2], "int64", values=torch.tensor([1, 0, 3, 1])), make_input([4, 3], "float32")], {},
          torch.nn.functional.embedding)
 
+# index_put: inputs are x, then "n" index tensors, then the values.
+def index_put_case(x, idxs, v, acc):
+    add_case("index_put", [x] + idxs + [v], {"n": len(idxs), "accumulate": acc},
+             lambda x, *rest: x.index_put(tuple(rest[:-1]), rest[-1], accumulate=acc))
+
+
+for acc in [False, True]:
+    index_put_case(make_input([3, 4], "float32"), [make_input([3], "int64", values=torch.tensor([0, 2, 0])),
+                                                   make_input([3], "int64", values=torch.tensor([1, 3, 1]))],
+                   make_input([3], "float32", values=torch.tensor([1.0, 2, 3])), acc)
+    index_put_case(make_input([4, 3], "float64", [["transpose", 0, 1]]),
+                   [make_input([2, 1], "int64", values=torch.tensor([[0], [-1]])),
+                    make_input([2], "int64", values=torch.tensor([1, 3]))],
+                   make_input([], "float64", values=torch.tensor(5.0)), acc)
+    index_put_case(make_input([3, 4], "int64"), [make_input([3], "bool", values=torch.tensor([True, False, True]))],
+                   make_input([4], "int64", values=torch.tensor([1, 2, 3, 4])), acc)
+    index_put_case(make_input([3, 4], "float32"), [make_input([3, 4], "bool")],
+                   make_input([1], "float32", values=torch.tensor([7.0])), acc)
+index_put_case(make_input([3, 8], "float32", [["slice", 1, 0, 8, 2]]), [make_input([2], "int64", values=torch.tensor([2, 2]))],
+               make_input([2, 4], "float32"), True)
+index_put_case(make_input([2, 3, 2], "float32"), [make_input([2], "int64", values=torch.tensor([1, 0])),
+                                                  make_input([2], "int64", values=torch.tensor([2, 0]))],
+               make_input([2], "float32", values=torch.tensor([-1.0, -2])), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([0], "int64", values=torch.tensor([], dtype=torch.int64))],
+               make_input([4], "float32"), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([3]))],
+               make_input([], "float32", values=torch.tensor(1.0)), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([0])),
+                                               make_input([1], "int64", values=torch.tensor([-5]))],
+               make_input([], "float32", values=torch.tensor(1.0)), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([0]))],
+               make_input([], "float64", values=torch.tensor(1.0)), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([2], "int64", values=torch.tensor([0, 1]))],
+               make_input([3], "float32"), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([2], "bool", values=torch.tensor([True, False]))],
+               make_input([], "float32", values=torch.tensor(1.0)), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([0]))] * 3,
+               make_input([], "float32", values=torch.tensor(1.0)), False)
+index_put_case(make_input([3, 4], "float32"), [make_input([2], "int64", values=torch.tensor([0, 1])),
+                                               make_input([3], "int64", values=torch.tensor([0, 1, 2]))],
+               make_input([], "float32", values=torch.tensor(1.0)), False)
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
 print(f"{len(cases)} cases -> {os.path.relpath(OUT)}")

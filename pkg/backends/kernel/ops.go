@@ -133,25 +133,20 @@ const (
 	OpDot     // Out = sum(In[0]*In[1]) (1-D)
 
 	// Data movement.
-	OpCat              // Dim; any number of inputs
-	OpFlip             // Dims
-	OpRoll             // Ints shifts, Dims
-	OpRepeatInterleave // In[0] values, In[1] int64 repeats; Dim (-1: flattened)
-	OpTril             // Ints[0] diagonal
-	OpTriu             // Ints[0] diagonal
-	OpGather           // Dim; In[0] self, In[1] index
-	OpScatter          // Dim; In[0] self, In[1] index, In[2] src (or Scalars[0]); Mode: reduce
-	OpScatterAdd       // Dim; In[0] self, In[1] index, In[2] src
-	OpScatterReduce    // Dim; Mode: reduce; KeepDim: include_self
-	OpIndexSelect      // Dim; In[0] self, In[1] index
-	OpIndexAdd         // Dim; In[0] self, In[1] index, In[2] source; Scalars[0] alpha
-	OpIndexPut         // In[0] self, In[1] values, In[2..] int64 indices; KeepDim: accumulate
-	OpMaskedSelect     // In[0] self, In[1] mask
-	OpNonzero          // In[0]
-	OpSort             // Dim; KeepDim: descending; Mode 1: stable
-	OpTopk             // Ints[0] k; Dim; KeepDim: largest; Mode 1: sorted
-	OpUnique           // Mode bits: sorted, return_inverse, return_counts
-	OpSearchsorted     // In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64
+	OpCat           // Dim; any number of inputs
+	OpFlip          // Dims
+	OpGather        // Dim; In[0] self, In[1] index
+	OpScatter       // Dim; In[0] self, In[1] index, In[2] src (or Scalars[0]); Mode: reduce
+	OpScatterAdd    // Dim; In[0] self, In[1] index, In[2] src
+	OpScatterReduce // Dim; Mode: reduce; KeepDim: include_self
+	OpIndexSelect   // Dim; In[0] self, In[1] index
+	OpIndexAdd      // Dim; In[0] self, In[1] index, In[2] source; Scalars[0] alpha
+	OpMaskedSelect  // In[0] self, In[1] mask
+	OpNonzero       // In[0]
+	OpSort          // Dim; KeepDim: descending; Mode 1: stable
+	OpTopk          // Ints[0] k; Dim; KeepDim: largest; Mode 1: sorted
+	OpUnique        // Mode bits: sorted, return_inverse, return_counts
+	OpSearchsorted  // In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64
 
 	// NumOps is the number of op IDs.
 	NumOps
@@ -213,10 +208,10 @@ var opNames = [NumOps]string{
 	OpSoftmax: "softmax", OpLogSoftmax: "log_softmax", OpSoftmaxBackward: "softmax_backward",
 	OpLogSoftmaxBackward: "log_softmax_backward",
 	OpMm:                 "mm", OpBmm: "bmm", OpAddmm: "addmm", OpBaddbmm: "baddbmm", OpDot: "dot",
-	OpCat: "cat", OpFlip: "flip", OpRoll: "roll", OpRepeatInterleave: "repeat_interleave",
-	OpTril: "tril", OpTriu: "triu", OpGather: "gather", OpScatter: "scatter", OpScatterAdd: "scatter_add",
+	OpCat: "cat", OpFlip: "flip",
+	OpGather: "gather", OpScatter: "scatter", OpScatterAdd: "scatter_add",
 	OpScatterReduce: "scatter_reduce", OpIndexSelect: "index_select", OpIndexAdd: "index_add",
-	OpIndexPut: "index_put_", OpMaskedSelect: "masked_select", OpNonzero: "nonzero", OpSort: "sort",
+	OpMaskedSelect: "masked_select", OpNonzero: "nonzero", OpSort: "sort",
 	OpTopk: "topk", OpUnique: "unique", OpSearchsorted: "searchsorted",
 }
 
