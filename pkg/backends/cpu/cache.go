@@ -1,9 +1,11 @@
 package cpu
 
 import (
+	"cmp"
 	"math/bits"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,18 +42,18 @@ const (
 // block is one mapping. It never refers to the Memory that uses it, so that
 // the Memory can become unreachable while its cleanup holds the block.
 type block struct {
-	data  []byte
-	stamp uint64 // when it last entered the cache, for eviction
+	data []byte
+	used uint64 // when it was last handed out (the cache's clock)
 }
 
 type cache struct {
 	mu     sync.Mutex
-	free   map[int][]*block // by size class
+	free   map[int][]*block // by size class, each list in the order of used
 	idle   int64            // bytes in free
 	limit  int64            // bound on idle
 	min    int              // smallest size served from the cache
 	poison bool
-	clock  uint64 // stamps of the blocks put
+	clock  uint64 // counts the blocks handed out
 
 	live                      atomic.Int64 // bytes handed out and not returned
 	low                       atomic.Int64 // lowest live since the last collection
@@ -99,6 +101,10 @@ func (c *cache) get(n int) (*block, bool, error) {
 		c.free[size] = l[:len(l)-1]
 		c.idle -= int64(size)
 	}
+	c.clock++
+	if b != nil {
+		b.used = c.clock
+	}
 	c.mu.Unlock()
 	c.account(int64(size))
 	if b != nil {
@@ -116,11 +122,15 @@ func (c *cache) get(n int) (*block, bool, error) {
 		c.live.Add(-int64(size))
 		return nil, false, err
 	}
-	return &block{data: data}, true, nil
+	c.mu.Lock()
+	c.clock++
+	b = &block{data: data, used: c.clock}
+	c.mu.Unlock()
+	return b, true, nil
 }
 
 // put returns a block to the cache. When the idle bytes would exceed the
-// limit, the blocks idle for longest are unmapped first, whatever their
+// limit, the blocks used longest ago are unmapped first, whatever their
 // size: a program that moves from large tensors to small ones must not find
 // the cache full of blocks it no longer uses.
 func (c *cache) put(b *block) {
@@ -140,9 +150,7 @@ func (c *cache) put(b *block) {
 		for c.idle+size > c.limit {
 			drop = append(drop, c.evictOldest())
 		}
-		c.clock++
-		b.stamp = c.clock
-		c.free[int(size)] = append(c.free[int(size)], b)
+		c.free[int(size)] = insertByUse(c.free[int(size)], b)
 		c.idle += size
 	}
 	c.mu.Unlock()
@@ -151,13 +159,23 @@ func (c *cache) put(b *block) {
 	}
 }
 
-// evictOldest removes the idle block put longest ago (the first of its
-// size class's list: lists grow at the end) and returns it. c.mu is held
-// and the cache is not empty.
+// insertByUse inserts b into l, kept in the order of when the blocks were
+// last handed out. The most recently used block is handed out first: the
+// garbage collector returns the results it finds dead all at once and in
+// no particular order, and the block written last is the one most likely
+// to be still in the processor's caches.
+func insertByUse(l []*block, b *block) []*block {
+	i, _ := slices.BinarySearchFunc(l, b.used, func(x *block, used uint64) int { return cmp.Compare(x.used, used) })
+	return slices.Insert(l, i, b)
+}
+
+// evictOldest removes the idle block used longest ago (the first of its
+// size class's list) and returns it. c.mu is held and the
+// cache is not empty.
 func (c *cache) evictOldest() *block {
 	oldest := -1
 	for size, l := range c.free {
-		if len(l) > 0 && (oldest < 0 || l[0].stamp < c.free[oldest][0].stamp) {
+		if len(l) > 0 && (oldest < 0 || l[0].used < c.free[oldest][0].used) {
 			oldest = size
 		}
 	}

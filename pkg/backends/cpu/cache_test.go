@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -163,6 +164,34 @@ func TestCacheEvictsTheOldest(t *testing.T) {
 		t.Errorf("a block above the limit was kept (idle %d)", c.idle)
 	}
 	c.empty()
+}
+
+// TestCacheHandsOutTheMostRecentlyUsed returns blocks in an order other
+// than their use, as the garbage collector does, and expects them back
+// most recently used first.
+func TestCacheHandsOutTheMostRecentlyUsed(t *testing.T) {
+	c := &cache{free: map[int][]*block{}, limit: 64 << 20, min: 1}
+	defer c.empty()
+	blocks := make([]*block, 5)
+	for i := range blocks {
+		b, _, err := c.get(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks[i] = b
+	}
+	for _, i := range []int{2, 4, 0, 3, 1} {
+		c.put(blocks[i])
+	}
+	for want := 4; want >= 0; want-- {
+		b, _, err := c.get(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != blocks[want] {
+			t.Errorf("got block %d, want %d (the most recently used of the rest)", slices.Index(blocks, b), want)
+		}
+	}
 }
 
 // Many goroutines allocating and releasing concurrently (run with -race).
