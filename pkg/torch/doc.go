@@ -15,8 +15,8 @@
 // (Transpose, Reshape), in-place forms end in an underscore (Add_, Fill_),
 // forms that take a Go scalar end in Scalar (AddScalar), and out= forms are
 // methods of Into(out) (Into(out).Add(a, b) is torch.add(a, b, out=out)).
-// Indexing is x.Index(i) for reading and x.IndexPut_(indices, values,
-// accumulate) for t[indices] = values. Creation functions
+// Indexing is x.Index(i, j) for reading x[i, j] and x.IndexPut_(indices,
+// values, accumulate) for x[indices] = values. Creation functions
 // take a shape and options: WithDType, WithDevice ("cpu", "meta", "npu:0";
 // "ascend" is an alias of npu), WithRequiresGrad, WithGenerator, and WithShape
 // for FromSlice. The Go element type chooses the dtype of FromSlice ([]int is

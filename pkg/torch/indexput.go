@@ -85,14 +85,8 @@ func (p indexPut) rows() *Tensor {
 func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, error) {
 	const op = "index_put_"
 	var p indexPut
-	if t.err != nil {
-		return p, t.err
-	}
-	if err := firstErr(append([]*Tensor{values}, indices...)...); err != nil {
+	if err := firstErr(t, values); err != nil {
 		return p, err
-	}
-	if len(indices) == 0 {
-		return p, t.opError(op, kernel.ErrIndex, "expected at least one index")
 	}
 	if values.dtype != t.dtype {
 		return p, pairError(kernel.ErrDType, op, t, values, "Index put requires the source and destination dtypes match, "+
@@ -101,16 +95,58 @@ func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, erro
 	if err := t.checkWritable(op); err != nil {
 		return p, err
 	}
-	ints, err := t.intIndices(op, indices)
-	if err != nil || slices.Contains(ints, nil) {
+	pos, err := t.positionsOf(op, indices)
+	if err != nil || !pos.known {
 		return p, err // a mask on the meta device: how many values it takes is unknown
+	}
+	rest := t.shape[pos.k:]
+	target := append(slices.Clone(pos.at), rest...)
+	if b, err := kernel.BroadcastShapes(values.shape, target); err != nil || !slices.Equal(b, target) {
+		return p, pairError(kernel.ErrShape, op, t, values, "shape mismatch: value tensor of shape %s cannot be broadcast "+
+			"to indexing result of shape %s", kernel.ShapeString(values.shape), kernel.ShapeString(target))
+	}
+	if t.IsMeta() {
+		return p, nil
+	}
+	n := kernel.Numel(pos.at)
+	p.flat = append([]int{kernel.Numel(t.shape[:pos.k])}, rest...)
+	p.at = pos.flat.Expand(pos.at...).Reshape(n)
+	p.vals = values.Expand(target...).Reshape(append([]int{n}, rest...)...)
+	return p, firstErr(p.at, p.vals)
+}
+
+// positions are where indices point into t: each element of the indices'
+// broadcast shape at names the slice t[i0, ..., ik-1] by its position among
+// the elements of t's first k dims, in row-major order.
+type positions struct {
+	k     int
+	at    []int
+	flat  *Tensor // int64 positions of shape at; nil on the meta device
+	known bool    // false for a mask on the meta device (no values)
+}
+
+// positionsOf checks the indices of op into t and works out their positions.
+func (t *Tensor) positionsOf(op string, indices []*Tensor) (positions, error) {
+	var p positions
+	if err := firstErr(indices...); err != nil {
+		return p, err
+	}
+	if len(indices) == 0 {
+		return p, t.opError(op, kernel.ErrIndex, "expected at least one index")
+	}
+	ints, err := t.intIndices(op, indices)
+	if err != nil {
+		return p, err
+	}
+	p.k = len(ints)
+	if slices.Contains(ints, nil) {
+		return p, nil
 	}
 	shapes := make([][]int, len(ints))
 	for i, ix := range ints {
 		shapes[i] = ix.shape
 	}
-	at, err := kernel.BroadcastShapes(shapes...)
-	if err != nil {
+	if p.at, err = kernel.BroadcastShapes(shapes...); err != nil {
 		names := make([]string, len(shapes))
 		for i, sh := range shapes {
 			names[i] = kernel.ShapeString(sh)
@@ -118,20 +154,13 @@ func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, erro
 		return p, t.opError(op, kernel.ErrShape, "shape mismatch: indexing tensors could not be broadcast together "+
 			"with shapes %s", strings.Join(names, ", "))
 	}
-	k := len(ints)
-	rest := t.shape[k:]
-	target := append(slices.Clone(at), rest...)
-	if b, err := kernel.BroadcastShapes(values.shape, target); err != nil || !slices.Equal(b, target) {
-		return p, pairError(kernel.ErrShape, op, t, values, "shape mismatch: value tensor of shape %s cannot be broadcast "+
-			"to indexing result of shape %s", kernel.ShapeString(values.shape), kernel.ShapeString(target))
-	}
+	p.known = true
 	if t.IsMeta() {
 		return p, nil // no values to check the indices against
 	}
-	// The flat position: the indices weighted by the row-major strides of
-	// t's indexed dims.
-	pos, stride := (*Tensor)(nil), 1
-	for j := k - 1; j >= 0; j-- {
+	// The indices weighted by the row-major strides of t's indexed dims.
+	stride := 1
+	for j := p.k - 1; j >= 0; j-- {
 		ix, err := t.wrapIndex(op, ints[j], j)
 		if err != nil {
 			return p, err
@@ -139,18 +168,14 @@ func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, erro
 		if stride != 1 {
 			ix = ix.MulScalar(stride)
 		}
-		if pos == nil {
-			pos = ix
+		if p.flat == nil {
+			p.flat = ix
 		} else {
-			pos = pos.Add(ix)
+			p.flat = p.flat.Add(ix)
 		}
 		stride *= t.shape[j]
 	}
-	n := kernel.Numel(at)
-	p.flat = append([]int{stride}, rest...)
-	p.at = pos.Expand(at...).Reshape(n)
-	p.vals = values.Expand(target...).Reshape(append([]int{n}, rest...)...)
-	return p, firstErr(p.at, p.vals)
+	return p, p.flat.err
 }
 
 // intIndices turns indices into one int tensor per indexed dim: a bool

@@ -6,10 +6,10 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// FuzzIndexPut writes values at random (possibly repeated, negative or
-// out-of-range) positions of a random shape with IndexPut_ and compares
-// the result with a Go loop: an error exactly when a position is out of
-// range, otherwise the same sums.
+// FuzzIndexPut reads with Index and writes with IndexPut_ at random
+// (possibly repeated, negative or out-of-range) positions of a random shape
+// and compares the results with Go loops: an error exactly when a position
+// is out of range, otherwise the same values and sums.
 func FuzzIndexPut(f *testing.F) {
 	f.Add(uint8(3), uint8(4), uint8(2), []byte{0, 1, 2, 3, 255, 254})
 	f.Add(uint8(1), uint8(1), uint8(0), []byte{7, 0})
@@ -30,6 +30,24 @@ func FuzzIndexPut(f *testing.F) {
 		numel := shape[0] * shape[1] * shape[2]
 		x := torch.Arange(numel, torch.WithDType(torch.Float64)).View(shape...)
 		vals := torch.Arange(n*shape[2], torch.WithDType(torch.Float64)).AddScalar(100).View(n, shape[2])
+		read := x.Index(torch.FromSlice(rows), torch.FromSlice(cols))
+		if valid != (read.Err() == nil) {
+			t.Fatalf("rows %v cols %v of %v: read error %v, valid %v", rows, cols, shape, read.Err(), valid)
+		}
+		if valid {
+			r, err := torch.ToSlice[float64](read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				for k := range shape[2] {
+					want := float64((wrap(rows[i], shape[0])*shape[1]+wrap(cols[i], shape[1]))*shape[2] + k)
+					if r[i*shape[2]+k] != want {
+						t.Fatalf("rows %v cols %v of %v: read %v", rows, cols, shape, r)
+					}
+				}
+			}
+		}
 		got := x.IndexPut_([]*torch.Tensor{torch.FromSlice(rows), torch.FromSlice(cols)}, vals, true)
 		if !valid {
 			if got.Err() == nil {

@@ -96,3 +96,33 @@ func TestIndexPutInPlace(t *testing.T) {
 		t.Errorf("IndexPut_ on meta with values of the wrong shape: err = %v, want ErrShape", bad.Err())
 	}
 }
+
+// TestIndexMany checks t[i, j] reading: its gradient counts how often each
+// element was picked, and the meta device gives the shape.
+func TestIndexMany(t *testing.T) {
+	x := torch.Arange(12, torch.WithDType(torch.Float64)).View(3, 4).RequiresGrad_(true)
+	rows := torch.FromSlice([]int64{0, 2, 0, -1}).View(2, 2)
+	cols := torch.FromSlice([]int64{1, 3})
+	y := x.Index(rows, cols)
+	if !cmp.Equal(y.Shape(), []int{2, 2}) {
+		t.Fatalf("shape %v (err %v), want [2 2]", y.Shape(), y.Err())
+	}
+	if diff := cmp.Diff([]float64{1, 11, 1, 11}, values(t, y)); diff != "" {
+		t.Errorf("x[rows, cols] (-want +got):\n%s", diff)
+	}
+	if err := y.Sum().Backward(); err != nil {
+		t.Fatalf("Backward: %v", err)
+	}
+	if diff := cmp.Diff([]float64{0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, values(t, x.Grad())); diff != "" {
+		t.Errorf("gradient (-want +got):\n%s", diff)
+	}
+	if x.Index() != x {
+		t.Error("Index() should be t itself, as t[()]")
+	}
+	meta := torch.WithDevice("meta")
+	m := torch.Empty([]int{3, 4, 5}, meta).Index(torch.Empty([]int{2, 1}, meta, torch.WithDType(torch.Int64)),
+		torch.Empty([]int{3}, meta, torch.WithDType(torch.Int64)))
+	if m.Err() != nil || !cmp.Equal(m.Shape(), []int{2, 3, 5}) || !m.IsMeta() {
+		t.Errorf("meta: %v %v (err %v), want meta [2 3 5]", m.Device(), m.Shape(), m.Err())
+	}
+}

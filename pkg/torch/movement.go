@@ -519,11 +519,44 @@ func (t *Tensor) MaskedSelect(mask *Tensor) *Tensor {
 // Nonzero returns the indices of the non-zero elements, int64 [count, ndim].
 func (t *Tensor) Nonzero() *Tensor { return runOp(kernel.OpNonzero, nil, t) }
 
-// Index is t[index]: with a bool index over t's leading dims, the selected
-// elements (or slices) in order; with an int64 index, the slices along dim
-// 0 it names (negative indices count from the end), shaped as the index
-// followed by t's remaining dims.
-func (t *Tensor) Index(index *Tensor) *Tensor {
+// Index is t[indices]: with one bool index over t's leading dims, the
+// selected elements (or slices) in order; with one int64 index, the slices
+// along dim 0 it names (negative indices count from the end), shaped as
+// the index followed by t's remaining dims. Several indices index as many
+// leading dims, as t[i, j] in PyTorch: int indices broadcast together, a
+// bool mask stands for the positions of its true elements, and the result
+// has the indices' broadcast shape followed by t's remaining dims.
+func (t *Tensor) Index(indices ...*Tensor) *Tensor {
+	if len(indices) != 1 {
+		return t.indexMany(indices)
+	}
+	return t.index(indices[0])
+}
+
+// indexMany is Index with several indices (or none: t itself).
+func (t *Tensor) indexMany(indices []*Tensor) *Tensor {
+	if len(indices) == 0 || t.err != nil {
+		return t
+	}
+	pos, err := t.positionsOf("index", indices)
+	if err != nil {
+		return failed(err)
+	}
+	if !pos.known {
+		return failed(t.opError("index", kernel.ErrNotImplemented, "the output shape of indexing with a mask depends on "+
+			"the data, which the meta device does not have"))
+	}
+	rest := t.shape[pos.k:]
+	target := append(slices.Clone(pos.at), rest...)
+	if t.IsMeta() {
+		return Empty(target, WithDType(t.dtype), OnDevice(t.Device()))
+	}
+	flat := t.Reshape(append([]int{kernel.Numel(t.shape[:pos.k])}, rest...)...)
+	return flat.IndexSelect(0, pos.flat.Reshape(-1)).View(target...)
+}
+
+// index is Index with one index.
+func (t *Tensor) index(index *Tensor) *Tensor {
 	if err := firstErr(t, index); err != nil {
 		return failed(err)
 	}

@@ -198,6 +198,7 @@ var goldenOps = map[string]func(in []*torch.Tensor, a args) []*torch.Tensor{
 	"masked_select": func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].MaskedSelect(in[1])) },
 	"nonzero":       func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].Nonzero()) },
 	"index":         func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].Index(in[1])) },
+	"index_many":    func(in []*torch.Tensor, a args) []*torch.Tensor { return one(in[0].Index(in[1:]...)) },
 	"sort": func(in []*torch.Tensor, a args) []*torch.Tensor {
 		v, i := in[0].Sort(a.i("dim"), a.b("descending"))
 		return []*torch.Tensor{v, i}
@@ -368,6 +369,11 @@ func TestOpsGolden(t *testing.T) {
 // the meta device refuses them.
 var dataDependent = map[string]bool{"masked_select": true, "nonzero": true, "unique": true, "one_hot": true}
 
+// hasMask reports whether one of the inputs is a bool tensor.
+func hasMask(inputs []goldenTensor) bool {
+	return slices.ContainsFunc(inputs, func(g goldenTensor) bool { return g.DType == "bool" })
+}
+
 // checkMeta runs the op on the meta device: the same shapes and dtypes as
 // PyTorch's CPU results, or an error for data-dependent shapes.
 func checkMeta(t *testing.T, op string, inputs []goldenTensor, a args, want []goldenTensor) {
@@ -377,7 +383,7 @@ func checkMeta(t *testing.T, op string, inputs []goldenTensor, a args, want []go
 		in[i] = s.buildOn(t, "meta")
 	}
 	outs := goldenOps[op](in, a)
-	if dataDependent[op] || op == "index" && inputs[1].DType == "bool" {
+	if dataDependent[op] || strings.HasPrefix(op, "index") && op != "index_put" && hasMask(inputs[1:]) {
 		if outs[0].Err() == nil {
 			t.Fatalf("meta: %s has a data-dependent shape but gave %v", op, outs[0].Shape())
 		}

@@ -483,6 +483,26 @@ index_put_case(make_input([3, 4], "float32"), [make_input([2], "int64", values=t
                                                make_input([3], "int64", values=torch.tensor([0, 1, 2]))],
                make_input([], "float32", values=torch.tensor(1.0)), False)
 
+# index with several indices: inputs are x, then the indices.
+def index_many_case(x, idxs):
+    add_case("index_many", [x] + idxs, {}, lambda x, *ix: x[tuple(ix)])
+
+
+index_many_case(make_input([4, 3], "float32"), [make_input([2, 1], "int64", values=torch.tensor([[0], [-1]])),
+                                                make_input([2], "int64", values=torch.tensor([1, 2]))])
+index_many_case(make_input([3, 8], "int64", [["slice", 1, 0, 8, 2]]),
+                [make_input([3], "bool", values=torch.tensor([True, False, True])),
+                 make_input([2], "int64", values=torch.tensor([1, 3]))])
+index_many_case(make_input([2, 3, 4], "float64", [["transpose", 0, 2]]),
+                [make_input([4, 3], "bool")])
+index_many_case(make_input([2, 3, 2], "float32"), [make_input([], "int64", values=torch.tensor(1)),
+                                                   make_input([], "int64", values=torch.tensor(-1))])
+index_many_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([3])),
+                                                make_input([1], "int64", values=torch.tensor([0]))])
+index_many_case(make_input([3, 4], "float32"), [make_input([2], "int64", values=torch.tensor([0, 1])),
+                                                make_input([3], "int64", values=torch.tensor([0, 1, 2]))])
+index_many_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([0]))] * 3)
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
 print(f"{len(cases)} cases -> {os.path.relpath(OUT)}")
