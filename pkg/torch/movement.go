@@ -405,26 +405,36 @@ func (t *Tensor) Scatter_(dim int, index, src *Tensor) *Tensor {
 
 // ScatterValue is Scatter with one value for every position.
 func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
-	s, err := kernel.ScalarOf(value)
+	set, err := t.scatterValueAttrs(dim, value)
 	if err != nil {
-		return failed(err)
+		return t.fail("scatter", err)
 	}
-	return runOp(kernel.OpScatter, func(c *kernel.Call) error {
-		c.Scalars[0] = s
-		return withDim(dim, t.Dim())(c)
-	}, t, index)
+	return runOp(kernel.OpScatter, set, t, index)
 }
 
 // ScatterValue_ is ScatterValue in place; it returns t.
 func (t *Tensor) ScatterValue_(dim int, index *Tensor, value any) *Tensor {
+	set, err := t.scatterValueAttrs(dim, value)
+	if err != nil {
+		return t.fail("scatter_", err)
+	}
+	return t.runOpInPlace(kernel.OpScatter, set, false, index)
+}
+
+// scatterValueAttrs reads scatter's value and returns the setter of the
+// call's attributes (t's own error first).
+func (t *Tensor) scatterValueAttrs(dim int, value any) (func(c *kernel.Call) error, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	s, err := kernel.ScalarOf(value)
 	if err != nil {
-		return failed(err)
+		return nil, err
 	}
-	return t.runOpInPlace(kernel.OpScatter, func(c *kernel.Call) error {
+	return func(c *kernel.Call) error {
 		c.Scalars[0] = s
 		return withDim(dim, t.Dim())(c)
-	}, false, index)
+	}, nil
 }
 
 // ScatterAdd returns a copy of t with src's elements added, along dim, at
@@ -442,7 +452,7 @@ func (t *Tensor) ScatterAdd_(dim int, index, src *Tensor) *Tensor {
 // with reduce "sum", "prod", "mean", "amax" or "amin"; without includeSelf,
 // t's values at those positions do not take part.
 func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
-	set, err := scatterReduceAttrs(dim, t.Dim(), reduce, includeSelf)
+	set, err := t.scatterReduceAttrs(dim, reduce, includeSelf)
 	if err != nil {
 		return t.fail("scatter_reduce", err)
 	}
@@ -451,7 +461,7 @@ func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, inclu
 
 // ScatterReduce_ is ScatterReduce in place; it returns t.
 func (t *Tensor) ScatterReduce_(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
-	set, err := scatterReduceAttrs(dim, t.Dim(), reduce, includeSelf)
+	set, err := t.scatterReduceAttrs(dim, reduce, includeSelf)
 	if err != nil {
 		return t.fail("scatter_reduce_", err)
 	}
@@ -459,8 +469,11 @@ func (t *Tensor) ScatterReduce_(dim int, index, src *Tensor, reduce string, incl
 }
 
 // scatterReduceAttrs checks scatter_reduce's reduce argument and returns
-// the setter of the call's attributes.
-func scatterReduceAttrs(dim, ndim int, reduce string, includeSelf bool) (func(c *kernel.Call) error, error) {
+// the setter of the call's attributes (t's own error first).
+func (t *Tensor) scatterReduceAttrs(dim int, reduce string, includeSelf bool) (func(c *kernel.Call) error, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	modes := map[string]int{"sum": kernel.ReduceSum, "prod": kernel.ReduceProd, "mean": kernel.ReduceMean,
 		"amax": kernel.ReduceAmax, "amin": kernel.ReduceAmin}
 	mode, ok := modes[reduce]
@@ -469,7 +482,7 @@ func scatterReduceAttrs(dim, ndim int, reduce string, includeSelf bool) (func(c 
 	}
 	return func(c *kernel.Call) error {
 		c.Mode, c.KeepDim = mode, includeSelf
-		return withDim(dim, ndim)(c)
+		return withDim(dim, t.Dim())(c)
 	}, nil
 }
 
@@ -481,7 +494,7 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 // IndexAdd returns a copy of t with alpha*source[.., i, ..] added to the
 // slice index[i] along dim.
 func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
-	set, err := indexAddAttrs(dim, t.Dim(), alpha)
+	set, err := t.indexAddAttrs(dim, alpha)
 	if err != nil {
 		return t.fail("index_add", err)
 	}
@@ -490,7 +503,7 @@ func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
 
 // IndexAdd_ is IndexAdd in place; it returns t.
 func (t *Tensor) IndexAdd_(dim int, index, source *Tensor, alpha any) *Tensor {
-	set, err := indexAddAttrs(dim, t.Dim(), alpha)
+	set, err := t.indexAddAttrs(dim, alpha)
 	if err != nil {
 		return t.fail("index_add_", err)
 	}
@@ -498,15 +511,18 @@ func (t *Tensor) IndexAdd_(dim int, index, source *Tensor, alpha any) *Tensor {
 }
 
 // indexAddAttrs reads index_add's alpha and returns the setter of the
-// call's attributes.
-func indexAddAttrs(dim, ndim int, alpha any) (func(c *kernel.Call) error, error) {
+// call's attributes (t's own error first).
+func (t *Tensor) indexAddAttrs(dim int, alpha any) (func(c *kernel.Call) error, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	a, err := kernel.ScalarOf(alpha)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *kernel.Call) error {
 		c.Scalars[0] = a
-		return withDim(dim, ndim)(c)
+		return withDim(dim, t.Dim())(c)
 	}, nil
 }
 
