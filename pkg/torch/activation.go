@@ -155,7 +155,7 @@ func Lerp(start, end, weight *Tensor) *Tensor { return runOp(kernel.OpLerp, nil,
 // Lerp_ is Lerp in place, with t as start; it returns t.
 func (t *Tensor) Lerp_(end, weight *Tensor) *Tensor {
 	// The weight's derivative reads start's value from before the write.
-	return t.runOpInPlace(kernel.OpLerp, nil, weight.requiresGrad, end, weight)
+	return t.runOpInPlace(kernel.OpLerp, nil, weight != nil && weight.requiresGrad, end, weight)
 }
 
 // LerpScalar_ is LerpScalar in place, with t as start; it returns t.

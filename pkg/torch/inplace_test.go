@@ -249,6 +249,17 @@ func TestInPlaceComparisons(t *testing.T) {
 			}
 		})
 	}
+	// A later write into the same tensor leaves the comparison's zero
+	// gradient alone: it saved nothing.
+	leaf := torch.FromSlice(start).RequiresGrad_(true)
+	y := leaf.MulScalar(2)
+	y.GtScalar_(0).MulScalar_(3)
+	if err := y.Sum().Backward(); err != nil {
+		t.Fatalf("Backward after GtScalar_ and MulScalar_: %v", err)
+	}
+	if diff := cmp.Diff(make([]float64, 6), values(t, leaf.Grad())); diff != "" {
+		t.Errorf("gradient after GtScalar_ and MulScalar_ (-want +got):\n%s", diff)
+	}
 	ints := torch.FromSlice([]int32{1, 2, 3, 4}, torch.WithShape(2, 2)).LtScalar_(3)
 	if diff := cmp.Diff([]int32{1, 1, 0, 0}, sliceOf[int32](t, ints)); diff != "" || ints.DType() != torch.Int32 {
 		t.Errorf("int32 LtScalar_: %v %v (-want +got):\n%s", ints.DType(), ints, diff)

@@ -307,11 +307,17 @@ func (t *Tensor) Tril_(diagonal int) *Tensor { return t.triangleInPlace("tril_",
 func (t *Tensor) Triu_(diagonal int) *Tensor { return t.triangleInPlace("triu_", diagonal, false) }
 
 func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
+	return t.triangleWith(Where, op, k, lower)
+}
+
+// triangleWith is tril (lower) or triu of t through where (Where, or the
+// out= form's).
+func (t *Tensor) triangleWith(where func(cond, a, b *Tensor) *Tensor, op string, k int, lower bool) *Tensor {
 	mask := t.triangleMask(op, k, lower)
 	if mask.err != nil {
 		return mask
 	}
-	return Where(mask, t, Zeros(nil, WithDType(t.dtype), OnDevice(t.Device())))
+	return where(mask, t, Zeros(nil, WithDType(t.dtype), OnDevice(t.Device())))
 }
 
 // triangleInPlace writes t's tril (lower) or triu into t. It goes

@@ -154,17 +154,13 @@ func (o Out) NanToNum(x *Tensor, nan float64, posinf, neginf *float64) *Tensor {
 }
 
 // Tril writes x.Tril(diagonal) into the output.
-func (o Out) Tril(x *Tensor, diagonal int) *Tensor { return o.triangle(x, "tril", diagonal, true) }
+func (o Out) Tril(x *Tensor, diagonal int) *Tensor {
+	return x.triangleWith(o.Where, "tril", diagonal, true)
+}
 
 // Triu writes x.Triu(diagonal) into the output.
-func (o Out) Triu(x *Tensor, diagonal int) *Tensor { return o.triangle(x, "triu", diagonal, false) }
-
-func (o Out) triangle(x *Tensor, op string, k int, lower bool) *Tensor {
-	mask := x.triangleMask(op, k, lower)
-	if mask.err != nil {
-		return mask
-	}
-	return o.Where(mask, x, Zeros(nil, WithDType(x.dtype), OnDevice(x.Device())))
+func (o Out) Triu(x *Tensor, diagonal int) *Tensor {
+	return x.triangleWith(o.Where, "triu", diagonal, false)
 }
 
 // Mm writes a.Mm(b) into the output.

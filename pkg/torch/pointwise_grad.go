@@ -31,7 +31,11 @@ type scalarRule struct {
 }
 
 // boolOps are the comparisons and logical ops of two operands (their
-// results are bools), with the names of their nodes.
+// results are bools), with the names of their nodes. They are piecewise
+// constant: written in place into a float tensor (eq_, logical_and_, ...)
+// they pass a zero gradient and save nothing. PyTorch does so for the
+// comparisons; its logical ops in place record nothing and so pass the
+// gradient of the value they overwrote.
 var boolOps = map[kernel.OpID]string{kernel.OpEq: "Eq", kernel.OpNe: "Ne", kernel.OpLt: "Lt", kernel.OpLe: "Le",
 	kernel.OpGt: "Gt", kernel.OpGe: "Ge", kernel.OpLogicalAnd: "LogicalAnd", kernel.OpLogicalOr: "LogicalOr",
 	kernel.OpLogicalXor: "LogicalXor"}
@@ -193,19 +197,6 @@ func init() {
 		return g, g.Mul(a.DivFloor(b)).Neg()
 	}}
 
-	// Comparisons and logical ops are piecewise constant: written in place
-	// into a float tensor (eq_, logical_and_, ...) they pass a zero gradient.
-	// PyTorch does so for the comparisons; its logical ops in place record
-	// nothing and so pass the gradient of the value they overwrote.
-	for op, name := range boolOps {
-		binaryRules[op] = &binaryRule{name + "Backward1", func(g, _, _, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
-			return ZerosLike(g), ZerosLike(g)
-		}}
-		scalarRules[op] = &scalarRule{name + "Backward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
-			return ZerosLike(g)
-		}}
-	}
-
 	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
 	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
 	scalarRules[kernel.OpMul] = &scalarRule{"MulBackward0", func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
@@ -315,6 +306,12 @@ func recordUnary(op kernel.OpID, x, y *Tensor, mode int, s [2]kernel.Scalar) {
 
 // recordBinary records a two-tensor pointwise op.
 func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar) {
+	if name := boolOps[op]; name != "" {
+		y.setGradFn(name+"Backward1", []*Tensor{a, b}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+			return []*Tensor{fitGrad(ZerosLike(g), a), fitGrad(ZerosLike(g), b)}
+		})
+		return
+	}
 	r := binaryRules[op]
 	if r == nil {
 		y.setGradFn(op.String()+"Backward", []*Tensor{a, b}, notDifferentiable(op))
@@ -343,6 +340,12 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 
 // recordScalar records a tensor-and-Go-scalar pointwise op.
 func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) {
+	if name := boolOps[op]; name != "" {
+		y.setGradFn(name+"Backward0", []*Tensor{a}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+			return []*Tensor{fitGrad(ZerosLike(g), a)}
+		})
+		return
+	}
 	r := scalarRules[op]
 	if r == nil {
 		y.setGradFn(op.String()+"Backward", []*Tensor{a}, notDifferentiable(op))
