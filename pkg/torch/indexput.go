@@ -24,16 +24,16 @@ func (t *Tensor) IndexPut_(indices []*Tensor, values *Tensor, accumulate bool) *
 	if t.IsMeta() { // the values would not change t's shape or dtype
 		return t
 	}
-	if recording(t, values) {
-		// Out of place, then copied in: autograd records the ops as usual.
-		return t.Copy_(p.put(t.Reshape(p.flat...), accumulate).View(t.shape...))
-	}
-	if flat := t.View(p.flat...); flat.err == nil {
-		if r := p.put_(flat, accumulate); r.err != nil {
-			return r
+	if !recording(t, values) {
+		if flat := t.View(p.flat...); flat.err == nil {
+			if r := p.put_(flat, accumulate); r.err != nil {
+				return r
+			}
+			return t
 		}
-		return t
 	}
+	// Out of place, then copied in: when t has no flat view, or while
+	// autograd records (it then records the ops as usual).
 	return t.Copy_(p.put(t.Reshape(p.flat...), accumulate).View(t.shape...))
 }
 
