@@ -80,3 +80,20 @@ func ExampleInto() {
 	//         [14., 25., 36.]])
 	// mindtorch: add: unsupported dtype: result type Float can't be cast to the desired output type Long (inputs: float32[2 3] cpu, float32[3] cpu)
 }
+
+func ExampleTensor_Index() {
+	x := torch.Zeros([]int{3, 4})
+	rows := torch.FromSlice([]int64{0, 2, -1}) // -1 is the last row
+	cols := torch.FromSlice([]int64{1, 3, 3})
+	// x[rows, cols] += 1: the position named twice gets both.
+	x.IndexPut_([]*torch.Tensor{rows, cols}, torch.Scalar(float32(1)), true)
+	// x[x > 1] = -1, with a mask.
+	x.IndexPut_([]*torch.Tensor{x.GtScalar(1)}, torch.Scalar(float32(-1)), false)
+	fmt.Println(x)
+	fmt.Println(x.Index(rows, cols))
+	// Output:
+	// tensor([[ 0.,  1.,  0.,  0.],
+	//         [ 0.,  0.,  0.,  0.],
+	//         [ 0.,  0.,  0., -1.]])
+	// tensor([ 1., -1., -1.])
+}
