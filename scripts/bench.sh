@@ -5,8 +5,13 @@
 # their ratio. Ratios of interleaved runs are what to read on a shared
 # machine; absolute times are noisy.
 # MINDTORCH_BENCH selects Go benchmarks (a -test.bench pattern, default all).
+# MINDTORCH_BENCH_THREADS=n runs both sides on n threads (GOMAXPROCS for Go,
+# torch.set_num_threads for PyTorch); the default is every core.
 set -eu
 cd "$(dirname "$0")/.."
+if [ -n "${MINDTORCH_BENCH_THREADS:-}" ]; then
+	export GOMAXPROCS="$MINDTORCH_BENCH_THREADS"
+fi
 rounds=${MINDTORCH_BENCH_ROUNDS:-3}
 pattern=${MINDTORCH_BENCH:-.}
 out=${TMPDIR:-/tmp}/mindtorch-bench

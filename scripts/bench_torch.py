@@ -1,10 +1,12 @@
 """The operations of pkg/torch's benchmarks, timed in PyTorch (one thread per
-core Go uses), printed in the format of Go's benchmarks for side-by-side reading."""
+core Go uses: MINDTORCH_BENCH_THREADS, or every core), printed in the format
+of Go's benchmarks for side-by-side reading."""
+import os
 import timeit
 
 import torch
 
-torch.set_num_threads(2)
+torch.set_num_threads(int(os.environ.get("MINDTORCH_BENCH_THREADS") or os.cpu_count()))
 
 
 def bench(name, stmt, number):
