@@ -2,6 +2,7 @@ package torch_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -130,6 +131,10 @@ func TestInPlaceFormsMatch(t *testing.T) {
 			func(x, o *torch.Tensor) *torch.Tensor { return x.ScatterReduce(1, on(x, index), o, "sum", false) }},
 		{"IndexAdd_", func(x, o *torch.Tensor) *torch.Tensor { return x.IndexAdd_(1, on(x, cols), o.Narrow(1, 0, 2), 2) },
 			func(x, o *torch.Tensor) *torch.Tensor { return x.IndexAdd(1, on(x, cols), o.Narrow(1, 0, 2), 2) }},
+		{"Cumsum_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumsum_(1) },
+			func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumsum(1) }},
+		{"Cumprod_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumprod_(0) },
+			func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumprod(0) }},
 		{"Tril_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Tril_(0) },
 			func(x, _ *torch.Tensor) *torch.Tensor { return x.Tril(0) }},
 		{"Triu_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Triu_(1) },
@@ -180,6 +185,11 @@ func TestInPlaceFormsMatch(t *testing.T) {
 				t.Errorf("%s on meta returned %v (err %v), not its receiver", c.name, r, r.Err())
 			}
 		})
+	}
+	// The running sums of int32 are int64; in place they wrap into int32.
+	ints := torch.FromSlice([]int32{1, 2, math.MaxInt32}).Cumsum_(0)
+	if diff := cmp.Diff([]int32{1, 3, math.MinInt32 + 2}, sliceOf[int32](t, ints)); diff != "" || ints.DType() != torch.Int32 {
+		t.Errorf("int32 Cumsum_: %v (-want +got):\n%s", ints.DType(), diff)
 	}
 	leaf := torch.Ones([]int{2}).RequiresGrad_(true)
 	if err := leaf.Clamp_(0, 1).Err(); !errors.Is(err, torch.ErrAutograd) && !errors.Is(err, torch.ErrArgument) {

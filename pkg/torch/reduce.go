@@ -251,6 +251,31 @@ func (t *Tensor) Cumsum(dim int) *Tensor { return t.alongDim(kernel.OpCumsum, di
 // Cumprod returns the running products along dim.
 func (t *Tensor) Cumprod(dim int) *Tensor { return t.alongDim(kernel.OpCumprod, dim) }
 
+// Cumsum_ is Cumsum in place; it returns t.
+func (t *Tensor) Cumsum_(dim int) *Tensor { return t.alongDimInPlace(kernel.OpCumsum, dim) }
+
+// Cumprod_ is Cumprod in place; it returns t.
+func (t *Tensor) Cumprod_(dim int) *Tensor { return t.alongDimInPlace(kernel.OpCumprod, dim) }
+
+// alongDimInPlace computes a scan of t along dim and copies it into t (in
+// t's dtype: the running sums of int32 are int64, then cast back). The
+// derivative of cumprod reads t's old value, so while autograd records it
+// is computed from a copy of t.
+func (t *Tensor) alongDimInPlace(op kernel.OpID, dim int) *Tensor {
+	if t.err != nil {
+		return t
+	}
+	src := t
+	if op == kernel.OpCumprod && recording(t) {
+		src = t.Clone()
+	}
+	r := src.alongDim(op, dim)
+	if r.err != nil {
+		return r
+	}
+	return t.Copy_(r)
+}
+
 // Softmax returns exp(t) normalized to sum to 1 along dim, computed stably.
 func (t *Tensor) Softmax(dim int) *Tensor { return t.alongDim(kernel.OpSoftmax, dim) }
 
