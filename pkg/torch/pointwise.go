@@ -103,6 +103,16 @@ func (t *Tensor) DivTruncScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpDiv, t, v, kernel.RoundTrunc, kernel.Scalar{})
 }
 
+// DivTrunc_ is DivTrunc in place; it returns t.
+func (t *Tensor) DivTrunc_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpDiv, t, other, nil, kernel.RoundTrunc, kernel.Scalar{})
+}
+
+// DivTruncScalar_ is DivTruncScalar in place; it returns t.
+func (t *Tensor) DivTruncScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpDiv, t, nil, v, kernel.RoundTrunc, kernel.Scalar{})
+}
+
 // DivFloor returns division rounded toward negative infinity (rounding_mode='floor').
 func (t *Tensor) DivFloor(other *Tensor) *Tensor {
 	return binary(kernel.OpDiv, t, other, kernel.RoundFloor, kernel.Scalar{})
@@ -111,6 +121,16 @@ func (t *Tensor) DivFloor(other *Tensor) *Tensor {
 // DivFloorScalar is DivFloor with a Go scalar v.
 func (t *Tensor) DivFloorScalar(v any) *Tensor {
 	return binaryScalar(kernel.OpDiv, t, v, kernel.RoundFloor, kernel.Scalar{})
+}
+
+// DivFloor_ is DivFloor in place; it returns t.
+func (t *Tensor) DivFloor_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpDiv, t, other, nil, kernel.RoundFloor, kernel.Scalar{})
+}
+
+// DivFloorScalar_ is DivFloorScalar in place; it returns t.
+func (t *Tensor) DivFloorScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpDiv, t, nil, v, kernel.RoundFloor, kernel.Scalar{})
 }
 
 // FloorDivide returns floor division, as torch.floor_divide.
