@@ -81,6 +81,7 @@ func TestInPlaceFormsMatch(t *testing.T) {
 	mask := torch.FromSlice([]bool{true, false, false, true, false, true}, torch.WithShape(2, 3))
 	index := torch.FromSlice([]int64{2, 0, 1, 2}, torch.WithShape(2, 2)) // no repeats within a row
 	cols := torch.FromSlice([]int64{2, 0})
+	square := torch.FromSlice([]float64{1, -2, 0.5, 3, 0, 1, -1, 2, 4}, torch.WithShape(3, 3)).T()
 	// on moves a CPU index or mask to x's device.
 	on := func(x, c *torch.Tensor) *torch.Tensor {
 		if x.Device() == c.Device() {
@@ -141,6 +142,14 @@ func TestInPlaceFormsMatch(t *testing.T) {
 			func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumsum(1) }},
 		{"Cumprod_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumprod_(0) },
 			func(x, _ *torch.Tensor) *torch.Tensor { return x.Cumprod(0) }},
+		{"Addmm_", func(x, o *torch.Tensor) *torch.Tensor { return x.Addmm_(o, on(x, square), 0.5, 2) },
+			func(x, o *torch.Tensor) *torch.Tensor { return torch.Addmm(x, o, on(x, square), 0.5, 2) }},
+		{"Baddbmm_", func(x, o *torch.Tensor) *torch.Tensor {
+			x.Unsqueeze(0).Baddbmm_(o.Unsqueeze(0), on(x, square).Unsqueeze(0), 0.5, 2)
+			return x
+		}, func(x, o *torch.Tensor) *torch.Tensor {
+			return torch.Baddbmm(x.Unsqueeze(0), o.Unsqueeze(0), on(x, square).Unsqueeze(0), 0.5, 2).SqueezeDim(0)
+		}},
 		{"Tril_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Tril_(0) },
 			func(x, _ *torch.Tensor) *torch.Tensor { return x.Tril(0) }},
 		{"Triu_", func(x, _ *torch.Tensor) *torch.Tensor { return x.Triu_(1) },

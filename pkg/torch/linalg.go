@@ -6,14 +6,16 @@ import (
 
 // product runs a matrix product op over tensors ts, with Scalars beta and alpha.
 func product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
-	y := runOp(op, func(c *kernel.Call) error {
+	return runOp(op, withBetaAlpha(beta, alpha), ts...)
+}
+
+// withBetaAlpha sets a product's Scalars: beta scales the input, alpha the
+// product.
+func withBetaAlpha(beta, alpha kernel.Scalar) func(c *kernel.Call) error {
+	return func(c *kernel.Call) error {
 		c.Scalars[0], c.Scalars[1] = beta, alpha
 		return nil
-	}, ts...)
-	if recording(ts...) {
-		recordProduct(op, beta, alpha, ts, y)
 	}
-	return y
 }
 
 // Mm returns the matrix product of t ([n, k]) and other ([k, m]).
@@ -32,6 +34,15 @@ func Addmm(input, mat1, mat2 *Tensor, beta, alpha any) *Tensor {
 	return product(kernel.OpAddmm, b, a, input, mat1, mat2)
 }
 
+// Addmm_ writes beta*t + alpha*(mat1 @ mat2) into t; it returns t.
+func (t *Tensor) Addmm_(mat1, mat2 *Tensor, beta, alpha any) *Tensor {
+	b, a, err := betaAlpha(beta, alpha)
+	if err != nil {
+		return t.fail("addmm_", err)
+	}
+	return t.runOpInPlace(kernel.OpAddmm, withBetaAlpha(b, a), false, mat1, mat2)
+}
+
 // Baddbmm returns beta*input + alpha*(batch1 @ batch2) for batches of matrices.
 func Baddbmm(input, batch1, batch2 *Tensor, beta, alpha any) *Tensor {
 	b, a, err := betaAlpha(beta, alpha)
@@ -39,6 +50,15 @@ func Baddbmm(input, batch1, batch2 *Tensor, beta, alpha any) *Tensor {
 		return failed(err)
 	}
 	return product(kernel.OpBaddbmm, b, a, input, batch1, batch2)
+}
+
+// Baddbmm_ writes beta*t + alpha*(batch1 @ batch2) into t; it returns t.
+func (t *Tensor) Baddbmm_(batch1, batch2 *Tensor, beta, alpha any) *Tensor {
+	b, a, err := betaAlpha(beta, alpha)
+	if err != nil {
+		return t.fail("baddbmm_", err)
+	}
+	return t.runOpInPlace(kernel.OpBaddbmm, withBetaAlpha(b, a), false, batch1, batch2)
 }
 
 func betaAlpha(beta, alpha any) (kernel.Scalar, kernel.Scalar, error) {

@@ -7,7 +7,8 @@ import (
 )
 
 // The derivatives of the data-movement ops, where, lerp and clamp with
-// tensor bounds, recorded by runOp and runOpInPlace. Ops without a rule here
+// tensor bounds (and, through linalg_grad.go, the matrix products),
+// recorded by runOp and runOpInPlace. Ops without a rule here
 // record a node that reports the missing derivative when a backward pass
 // reaches it, so that a gradient never silently goes missing.
 
@@ -45,6 +46,9 @@ func recordRunOp(op kernel.OpID, a opAttrs, ts []*Tensor, y *Tensor) {
 	var fn backwardFn
 	dim := a.dim
 	switch op {
+	case kernel.OpMm, kernel.OpBmm, kernel.OpAddmm, kernel.OpBaddbmm, kernel.OpDot:
+		recordProduct(op, a.scalars[0], a.scalars[1], ts, y)
+		return
 	case kernel.OpCat:
 		name, fn = "CatBackward0", func(g *Tensor, need []bool, _ bool) []*Tensor {
 			out := make([]*Tensor, len(ts))
