@@ -348,6 +348,16 @@ func BenchmarkAdd2x2Recording(b *testing.B) {
 	}
 }
 
+// The same while another goroutine runs inside NoGrad: the grad mode is
+// then looked up by goroutine (see pkg/autograd).
+func BenchmarkAdd2x2RecordingWhileAnotherGoroutineServes(b *testing.B) {
+	stop, started := make(chan struct{}), make(chan struct{})
+	go torch.NoGrad(func() { close(started); <-stop })
+	<-started
+	defer close(stop)
+	BenchmarkAdd2x2Recording(b)
+}
+
 func equalF(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
