@@ -6,118 +6,97 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// AdamConfig are the hyperparameters of Adam and AdamW. Zero values take
-// PyTorch's defaults: LR 1e-3, Betas (0.9, 0.999), Eps 1e-8 (and, for
-// AdamW only, WeightDecay 1e-2; use a negative value for none).
-type AdamConfig struct {
-	LR          float64
-	Betas       [2]float64
-	Eps         float64
-	WeightDecay float64
-	AMSGrad     bool
-	Maximize    bool
-}
-
-// Adam is the Adam optimizer (Kingma and Ba, 2014); with decoupled weight
-// decay it is AdamW (Loshchilov and Hutter, 2017).
+// Adam is the Adam optimizer (Kingma and Ba, 2014), as torch.optim.Adam;
+// with decoupled weight decay it is AdamW (Loshchilov and Hutter, 2017).
 type Adam struct {
 	params
-	AdamConfig
 	decoupled  bool
 	step       int
 	m, v, vmax []*torch.Tensor
 }
 
-// NewAdam makes an Adam optimizer (weight decay added to the gradient).
-func NewAdam(ps []*torch.Tensor, c AdamConfig) (*Adam, error) { return newAdam("Adam", ps, c, false) }
+var adamOptions = []string{"lr", "betas", "eps", "weight_decay", "amsgrad", "maximize"}
 
-// NewAdamW makes an AdamW optimizer (weight decay applied to the parameters).
-func NewAdamW(ps []*torch.Tensor, c AdamConfig) (*Adam, error) {
-	if c.WeightDecay == 0 {
-		c.WeightDecay = 1e-2
-	} else if c.WeightDecay < 0 {
-		c.WeightDecay = 0
-	}
-	return newAdam("AdamW", ps, c, true)
+// NewAdam makes an Adam optimizer (weight decay added to the gradient) with
+// the options LR, Betas, Eps, WeightDecay, AMSGrad and Maximize.
+func NewAdam(ps []*torch.Tensor, opts ...Option) (*Adam, error) {
+	return newAdam("Adam", ps, 0, false, opts)
 }
 
-func newAdam(name string, ps []*torch.Tensor, c AdamConfig, decoupled bool) (*Adam, error) {
-	if c.LR == 0 {
-		c.LR = 1e-3
-	}
-	if c.Betas == [2]float64{} {
-		c.Betas = [2]float64{0.9, 0.999}
-	}
-	if c.Eps == 0 {
-		c.Eps = 1e-8
-	}
-	switch {
-	case c.LR < 0:
-		return nil, invalid(name, "Invalid learning rate: %v", c.LR)
-	case c.Eps < 0:
-		return nil, invalid(name, "Invalid epsilon value: %v", c.Eps)
-	case c.Betas[0] < 0 || c.Betas[0] >= 1:
-		return nil, invalid(name, "Invalid beta parameter at index 0: %v", c.Betas[0])
-	case c.Betas[1] < 0 || c.Betas[1] >= 1:
-		return nil, invalid(name, "Invalid beta parameter at index 1: %v", c.Betas[1])
-	case c.WeightDecay < 0:
-		return nil, invalid(name, "Invalid weight_decay value: %v", c.WeightDecay)
-	}
-	if err := checkParams(name, ps); err != nil {
+// NewAdamW makes an AdamW optimizer (weight decay applied to the
+// parameters, default 1e-2) with the options of NewAdam.
+func NewAdamW(ps []*torch.Tensor, opts ...Option) (*Adam, error) {
+	return newAdam("AdamW", ps, 1e-2, true, opts)
+}
+
+func newAdam(name string, ps []*torch.Tensor, decay float64, decoupled bool, opts []Option) (*Adam, error) {
+	defaults := settings{lr: 1e-3, betas: [2]float64{0.9, 0.999}, eps: 1e-8, weightDecay: decay}
+	p, err := newParams(name, ps, defaults, adamOptions, opts)
+	if err != nil {
 		return nil, err
 	}
 	n := len(ps)
-	return &Adam{params: append(params(nil), ps...), AdamConfig: c, decoupled: decoupled,
+	return &Adam{params: p, decoupled: decoupled,
 		m: make([]*torch.Tensor, n), v: make([]*torch.Tensor, n), vmax: make([]*torch.Tensor, n)}, nil
 }
 
 // Step updates the parameters: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
-// p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps).
+// p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps). It works on
+// detached aliases of the parameters and gradients, so it records nothing
+// whatever the grad mode.
 func (o *Adam) Step() error {
-	gs, err := o.grads("Adam")
+	gs, err := o.grads()
 	if err != nil {
 		return err
 	}
 	o.step++
-	b1, b2 := o.Betas[0], o.Betas[1]
+	for i, param := range o.ps {
+		if gs[i] == nil {
+			continue
+		}
+		if err := o.update(i, param.Detach(), gs[i].Detach()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// update computes parameter i's new moments and step out of place, and
+// writes them and the parameter p only when that succeeded.
+func (o *Adam) update(i int, p, g *torch.Tensor) error {
+	b1, b2 := o.betas[0], o.betas[1]
 	bc1 := 1 - math.Pow(b1, float64(o.step))
 	bc2sqrt := math.Sqrt(1 - math.Pow(b2, float64(o.step)))
-	stepSize := o.LR / bc1
-	torch.NoGrad(func() {
-		for i, p := range o.params {
-			g := gs[i]
-			if g == nil {
-				continue
-			}
-			if o.Maximize {
-				g = g.Neg()
-			}
-			if o.WeightDecay != 0 {
-				if o.decoupled {
-					p.MulScalar_(1 - o.LR*o.WeightDecay)
-				} else {
-					g = g.AddAlpha(p, o.WeightDecay)
-				}
-			}
-			if o.m[i] == nil {
-				o.m[i], o.v[i] = torch.ZerosLike(p), torch.ZerosLike(p)
-			}
-			m, v := o.m[i], o.v[i]
-			m.MulScalar_(b1).Add_(g.MulScalar(1 - b1))
-			v.MulScalar_(b2).Add_(g.MulScalar(1 - b2).Mul(g))
-			second := v
-			if o.AMSGrad {
-				if o.vmax[i] == nil {
-					o.vmax[i] = torch.ZerosLike(p)
-				}
-				o.vmax[i].Copy_(o.vmax[i].Maximum(v))
-				second = o.vmax[i]
-			}
-			denom := second.Sqrt().DivScalar(bc2sqrt).AddScalar(o.Eps)
-			if e := firstErr(p.Add_(m.Div(denom).MulScalar(-stepSize))); e != nil && err == nil {
-				err = e
-			}
+	if o.maximize {
+		g = g.Neg()
+	}
+	if o.weightDecay != 0 && !o.decoupled {
+		g = g.AddAlpha(p, o.weightDecay)
+	}
+	m, v := o.m[i], o.v[i]
+	if m == nil {
+		m, v = torch.ZerosLike(p), torch.ZerosLike(p)
+	}
+	m = m.MulScalar(b1).AddAlpha(g, 1-b1)
+	v = v.MulScalar(b2).Add(g.Mul(g).MulScalar(1 - b2))
+	second, vmax := v, o.vmax[i]
+	if o.amsgrad {
+		if vmax == nil {
+			vmax = torch.ZerosLike(p)
 		}
-	})
-	return err
+		vmax = vmax.Maximum(v)
+		second = vmax
+	}
+	denom := second.Sqrt().DivScalar(bc2sqrt).AddScalar(o.eps)
+	delta := m.Div(denom).MulScalar(-o.lr / bc1)
+	if err := firstErr(m, v, vmax, delta); err != nil {
+		return err
+	}
+	o.m[i], o.v[i], o.vmax[i] = m, v, vmax
+	if o.weightDecay != 0 && o.decoupled {
+		if err := p.MulScalar_(1 - o.lr*o.weightDecay).Err(); err != nil {
+			return err
+		}
+	}
+	return p.Add_(delta).Err()
 }

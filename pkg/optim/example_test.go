@@ -12,7 +12,7 @@ import (
 func Example() {
 	torch.ManualSeed(0)
 	model := nn.NewLinear(1, 1)
-	opt, err := optim.NewSGD(nn.Parameters(model), optim.SGDConfig{LR: 0.1, Momentum: 0.9})
+	opt, err := optim.NewSGD(nn.Parameters(model), optim.LR(0.1), optim.Momentum(0.9))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -2,6 +2,7 @@ package optim_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -28,21 +29,21 @@ type optimGolden struct {
 }
 
 var makers = map[string]func(ps []*torch.Tensor) (optim.Optimizer, error){
-	"sgd": func(ps []*torch.Tensor) (optim.Optimizer, error) { return optim.NewSGD(ps, optim.SGDConfig{LR: 0.1}) },
+	"sgd": func(ps []*torch.Tensor) (optim.Optimizer, error) { return optim.NewSGD(ps, optim.LR(0.1)) },
 	"sgd_momentum_nesterov_wd": func(ps []*torch.Tensor) (optim.Optimizer, error) {
-		return optim.NewSGD(ps, optim.SGDConfig{LR: 0.1, Momentum: 0.9, Nesterov: true, WeightDecay: 1e-3})
+		return optim.NewSGD(ps, optim.LR(0.1), optim.Momentum(0.9), optim.Nesterov(true), optim.WeightDecay(1e-3))
 	},
 	"sgd_momentum_dampening": func(ps []*torch.Tensor) (optim.Optimizer, error) {
-		return optim.NewSGD(ps, optim.SGDConfig{LR: 0.05, Momentum: 0.5, Dampening: 0.1})
+		return optim.NewSGD(ps, optim.LR(0.05), optim.Momentum(0.5), optim.Dampening(0.1))
 	},
 	"adam": func(ps []*torch.Tensor) (optim.Optimizer, error) {
-		return optim.NewAdam(ps, optim.AdamConfig{LR: 1e-2})
+		return optim.NewAdam(ps, optim.LR(1e-2))
 	},
 	"adam_wd_amsgrad": func(ps []*torch.Tensor) (optim.Optimizer, error) {
-		return optim.NewAdam(ps, optim.AdamConfig{LR: 1e-2, WeightDecay: 1e-3, AMSGrad: true})
+		return optim.NewAdam(ps, optim.LR(1e-2), optim.WeightDecay(1e-3), optim.AMSGrad(true))
 	},
 	"adamw": func(ps []*torch.Tensor) (optim.Optimizer, error) {
-		return optim.NewAdamW(ps, optim.AdamConfig{LR: 1e-2})
+		return optim.NewAdamW(ps, optim.LR(1e-2))
 	},
 }
 
@@ -110,12 +111,12 @@ func TestOptimizerErrors(t *testing.T) {
 		err  error
 		text string
 	}{
-		{"negative lr", second(optim.NewSGD(ps, optim.SGDConfig{LR: -1})), "Invalid learning rate: -1"},
-		{"nesterov without momentum", second(optim.NewSGD(ps, optim.SGDConfig{LR: 1, Nesterov: true})), "Nesterov"},
-		{"bad beta", second(optim.NewAdam(ps, optim.AdamConfig{Betas: [2]float64{0.9, 1}})), "Invalid beta parameter at index 1"},
-		{"no parameters", second(optim.NewAdam(nil, optim.AdamConfig{})), "empty parameter list"},
-		{"non-leaf", second(optim.NewSGD([]*torch.Tensor{p.MulScalar(2)}, optim.SGDConfig{LR: 1})), "non-leaf"},
-		{"integer parameter", second(optim.NewSGD([]*torch.Tensor{torch.Ones([]int{1}, torch.WithDType(torch.Int64))}, optim.SGDConfig{LR: 1})), "floating point"},
+		{"negative lr", second(optim.NewSGD(ps, optim.LR(-1))), "Invalid learning rate: -1"},
+		{"nesterov without momentum", second(optim.NewSGD(ps, optim.LR(1), optim.Nesterov(true))), "Nesterov"},
+		{"bad beta", second(optim.NewAdam(ps, optim.Betas(0.9, 1))), "Invalid beta parameter at index 1"},
+		{"no parameters", second(optim.NewAdam(nil)), "empty parameter list"},
+		{"non-leaf", second(optim.NewSGD([]*torch.Tensor{p.MulScalar(2)}, optim.LR(1))), "non-leaf"},
+		{"integer parameter", second(optim.NewSGD([]*torch.Tensor{torch.Ones([]int{1}, torch.WithDType(torch.Int64))}, optim.LR(1))), "floating point"},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, torch.ErrArgument) && !errors.Is(c.err, torch.ErrDType) || !strings.Contains(c.err.Error(), c.text) {
@@ -125,21 +126,103 @@ func TestOptimizerErrors(t *testing.T) {
 }
 
 func TestStepReportsGradientErrors(t *testing.T) {
+	for name, make := range makers {
+		t.Run(name, func(t *testing.T) {
+			p := torch.Ones([]int{2}).RequiresGrad_(true)
+			q := torch.Ones([]int{3}).RequiresGrad_(true)
+			opt, err := make([]*torch.Tensor{p, q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := opt.Step(); err != nil {
+				t.Errorf("a step without gradients: %v", err)
+			}
+			if err := p.SetGrad(torch.Ones([]int{2}).Add(torch.Ones([]int{3}))); !errors.Is(err, torch.ErrShape) {
+				t.Errorf("SetGrad of a failed gradient: %v", err)
+			}
+			if err := p.SetGrad(torch.Ones([]int{3})); !errors.Is(err, torch.ErrShape) {
+				t.Errorf("SetGrad of a gradient of another shape: %v", err)
+			}
+			if err := p.SetGrad(torch.Ones([]int{2}, torch.WithDType(torch.Float64))); !errors.Is(err, torch.ErrDType) {
+				t.Errorf("SetGrad of a gradient of another dtype: %v", err)
+			}
+			if err := p.SetGrad(torch.Ones([]int{2}, torch.WithDevice("meta"))); !errors.Is(err, torch.ErrDevice) {
+				t.Errorf("SetGrad of a gradient on another device: %v", err)
+			}
+			if err := opt.Step(); err != nil {
+				t.Errorf("a step after refused gradients: %v", err)
+			}
+			// A gradient whose memory was released: the step fails and
+			// says so, instead of skipping or corrupting the update.
+			if err := p.Mul(p).Sum().Add(q.Sum()).Backward(); err != nil {
+				t.Fatal(err)
+			}
+			q.Grad().Release()
+			if err := opt.Step(); err == nil {
+				t.Error("a step with a released gradient returned nil")
+			}
+			if v, _ := torch.ToSlice[float32](q); v[0] != 1 {
+				t.Errorf("parameter changed by a failed step: %v", v)
+			}
+		})
+	}
+}
+
+func TestOptionsTakeExplicitZeros(t *testing.T) {
 	p := torch.Ones([]int{2}).RequiresGrad_(true)
-	opt, err := optim.NewSGD([]*torch.Tensor{p}, optim.SGDConfig{LR: 1})
-	if err != nil {
-		t.Fatal(err)
+	for name, opts := range map[string][]optim.Option{
+		"lr 0":     {optim.LR(0)},
+		"eps 0":    {optim.LR(0), optim.Eps(0)},
+		"betas 0":  {optim.LR(0), optim.Betas(0, 0)},
+		"decay 0":  {optim.LR(0), optim.WeightDecay(0)},
+		"maximize": {optim.LR(0), optim.Maximize(true)},
+	} {
+		opt, err := optim.NewAdamW([]*torch.Tensor{p}, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := p.SetGrad(torch.Ones([]int{2})); err != nil {
+			t.Fatal(err)
+		}
+		if err := opt.Step(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if v, _ := torch.ToSlice[float32](p); v[0] != 1 || v[1] != 1 {
+			t.Errorf("%s: a step with lr 0 changed the parameter: %v", name, v)
+		}
 	}
-	if err := opt.Step(); err != nil {
-		t.Errorf("a step without gradients: %v", err)
+	sgd, err := optim.NewSGD([]*torch.Tensor{p})
+	if err != nil || sgd.LR() != 1e-3 {
+		t.Errorf("SGD without LR: lr %v, %v (PyTorch 2.x's default is 1e-3)", sgd.LR(), err)
 	}
-	p.SetGrad(torch.Ones([]int{2}).Add(torch.Ones([]int{3})))
-	if err := opt.Step(); !errors.Is(err, torch.ErrShape) {
-		t.Errorf("a step with a failed gradient: %v", err)
+	if err := sgd.SetLR(math.NaN()); err == nil || sgd.LR() != 1e-3 {
+		t.Errorf("SetLR(NaN): %v, lr now %v", err, sgd.LR())
 	}
-	v, _ := torch.ToSlice[float32](p)
-	if v[0] != 1 {
-		t.Errorf("parameter changed by a failed step: %v", v)
+}
+
+func TestOptionErrors(t *testing.T) {
+	p := torch.Ones([]int{2}).RequiresGrad_(true)
+	ps := []*torch.Tensor{p}
+	cases := []struct {
+		name string
+		err  error
+		text string
+	}{
+		{"momentum for Adam", second(optim.NewAdam(ps, optim.Momentum(0.9))), "Adam has no option momentum"},
+		{"amsgrad for SGD", second(optim.NewSGD(ps, optim.AMSGrad(true))), "SGD has no option amsgrad"},
+		{"NaN lr", second(optim.NewSGD(ps, optim.LR(math.NaN()))), "Invalid learning rate: NaN"},
+		{"infinite eps", second(optim.NewAdam(ps, optim.Eps(math.Inf(1)))), "Invalid epsilon value: +Inf"},
+		{"negative eps", second(optim.NewAdam(ps, optim.Eps(-1))), "Invalid epsilon value: -1"},
+		{"negative decay", second(optim.NewAdamW(ps, optim.WeightDecay(-1))), "Invalid weight_decay value: -1"},
+		{"a zero Option", second(optim.NewSGD(ps, optim.Option{})), "option functions"},
+		{"nil parameter", second(optim.NewSGD([]*torch.Tensor{p, nil})), "parameter 1 is nil"},
+		{"twice", second(optim.NewSGD([]*torch.Tensor{p, p})), "more than once"},
+		{"no grad", second(optim.NewSGD([]*torch.Tensor{torch.Ones([]int{1})})), "does not require gradients"},
+	}
+	for _, c := range cases {
+		if !errors.Is(c.err, torch.ErrArgument) || !strings.Contains(c.err.Error(), c.text) {
+			t.Errorf("%s: %v", c.name, c.err)
+		}
 	}
 }
 

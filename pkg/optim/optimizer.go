@@ -2,30 +2,64 @@ package optim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
 // Optimizer updates parameters from their gradients.
 type Optimizer interface {
-	// Step updates every parameter that has a gradient. It reports the
-	// first error of a parameter or gradient (and leaves the rest as they
-	// were only if the error came before any update).
+	// Step updates every parameter that has a gradient. Gradients are
+	// checked first (errors, shape, dtype, device, as PyTorch checks them),
+	// so a bad gradient changes no parameter; an error while updating
+	// (released memory, say) is returned, with the parameters before it
+	// updated.
 	Step() error
 	// ZeroGrad drops the parameters' gradients (set_to_none=True).
 	ZeroGrad()
 }
 
-// params is the parameter list every optimizer holds.
-type params []*torch.Tensor
+// params is the parameter list every optimizer holds, and its settings.
+type params struct {
+	name string
+	ps   []*torch.Tensor
+	settings
+}
 
-func (ps params) ZeroGrad() {
-	for _, p := range ps {
-		p.SetGrad(nil)
+// newParams checks ps and opts for the optimizer name, which takes the
+// options allowed, starting from defaults.
+func newParams(name string, ps []*torch.Tensor, defaults settings, allowed []string, opts []Option) (params, error) {
+	p := params{name: name, ps: slices.Clone(ps), settings: defaults}
+	if err := p.settings.apply(name, allowed, opts); err != nil {
+		return p, err
+	}
+	return p, checkParams(name, ps)
+}
+
+// ZeroGrad drops every parameter's gradient.
+func (ps *params) ZeroGrad() {
+	for _, p := range ps.ps {
+		_ = p.SetGrad(nil) // clearing cannot fail on a checked parameter
 	}
 }
 
-// check validates the parameters: leaves that require grad, without errors.
+// LR is the learning rate.
+func (ps *params) LR() float64 { return ps.lr }
+
+// SetLR changes the learning rate (for schedules); a negative or NaN rate
+// is an error and changes nothing.
+func (ps *params) SetLR(lr float64) error {
+	s := ps.settings
+	s.lr = lr
+	if err := s.check(ps.name); err != nil {
+		return err
+	}
+	ps.lr = lr
+	return nil
+}
+
+// checkParams validates the parameters: leaves that require grad, without
+// errors, each given once.
 func checkParams(op string, ps []*torch.Tensor) error {
 	if len(ps) == 0 {
 		return torch.NewError(op, torch.ErrArgument, nil, "optimizer got an empty parameter list")
@@ -43,37 +77,46 @@ func checkParams(op string, ps []*torch.Tensor) error {
 		if !p.DType().IsFloatingPoint() {
 			return torch.NewError(op, torch.ErrDType, []*torch.Tensor{p}, "parameter %d is not floating point", i)
 		}
+		if !p.RequiresGrad() {
+			return torch.NewError(op, torch.ErrArgument, []*torch.Tensor{p}, "parameter %d does not require gradients", i)
+		}
+		if slices.Contains(ps[:i], p) {
+			return torch.NewError(op, torch.ErrArgument, []*torch.Tensor{p}, "some parameters appear more than once (parameter %d)", i)
+		}
 	}
 	return nil
 }
 
 // grads returns each parameter's gradient (nil for none), or the first
-// error a gradient carries, before any parameter changes.
-func (ps params) grads(op string) ([]*torch.Tensor, error) {
-	gs := make([]*torch.Tensor, len(ps))
-	for i, p := range ps {
+// problem of a gradient, before any parameter changes: an error it
+// carries, or a shape, dtype or device other than its parameter's.
+func (ps *params) grads() ([]*torch.Tensor, error) {
+	gs := make([]*torch.Tensor, len(ps.ps))
+	for i, p := range ps.ps {
 		g := p.Grad()
 		if g == nil {
 			continue
 		}
 		if err := g.Err(); err != nil {
-			return nil, fmt.Errorf("%s: gradient of parameter %d: %w", op, i, err)
+			return nil, fmt.Errorf("%s: gradient of parameter %d: %w", ps.name, i, err)
+		}
+		if err := torch.CheckGrad(p, g); err != nil {
+			return nil, fmt.Errorf("%s: parameter %d: %w", ps.name, i, err)
 		}
 		gs[i] = g
 	}
 	return gs, nil
 }
 
-// firstErr is the first error among ts.
+// firstErr is the first error among ts (nil entries are skipped).
 func firstErr(ts ...*torch.Tensor) error {
 	for _, t := range ts {
-		if t != nil && t.Err() != nil {
-			return t.Err()
+		if t == nil {
+			continue
+		}
+		if err := t.Err(); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func invalid(op, format string, args ...any) error {
-	return torch.NewError(op, torch.ErrArgument, nil, format, args...)
 }

@@ -2,80 +2,72 @@ package optim
 
 import "github.com/mindtorch/mindtorch/pkg/torch"
 
-// SGDConfig are the hyperparameters of SGD, as torch.optim.SGD's.
-type SGDConfig struct {
-	LR          float64
-	Momentum    float64
-	Dampening   float64
-	WeightDecay float64
-	Nesterov    bool
-	Maximize    bool
-}
-
-// SGD is stochastic gradient descent with optional momentum:
-// d = g + wd*p; b = momentum*b + (1-dampening)*d (b = d at the first step);
-// d = d + momentum*b with Nesterov, else b; p -= lr*d.
+// SGD is stochastic gradient descent with optional momentum, as
+// torch.optim.SGD: d = g + wd*p; b = momentum*b + (1-dampening)*d (b = d at
+// the first step); d = d + momentum*b with Nesterov, else b; p -= lr*d.
 type SGD struct {
 	params
-	SGDConfig
-	momentum []*torch.Tensor
+	momentumBuf []*torch.Tensor
 }
 
-// NewSGD makes an SGD optimizer over ps; bad hyperparameters are an error
+var sgdOptions = []string{"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}
+
+// NewSGD makes an SGD optimizer over ps with the options LR, Momentum,
+// Dampening, WeightDecay, Nesterov and Maximize; bad values are an error
 // with PyTorch's message.
-func NewSGD(ps []*torch.Tensor, c SGDConfig) (*SGD, error) {
-	switch {
-	case c.LR < 0:
-		return nil, invalid("SGD", "Invalid learning rate: %v", c.LR)
-	case c.Momentum < 0:
-		return nil, invalid("SGD", "Invalid momentum value: %v", c.Momentum)
-	case c.WeightDecay < 0:
-		return nil, invalid("SGD", "Invalid weight_decay value: %v", c.WeightDecay)
-	case c.Nesterov && (c.Momentum <= 0 || c.Dampening != 0):
-		return nil, invalid("SGD", "Nesterov momentum requires a momentum and zero dampening")
-	}
-	if err := checkParams("SGD", ps); err != nil {
+func NewSGD(ps []*torch.Tensor, opts ...Option) (*SGD, error) {
+	p, err := newParams("SGD", ps, settings{lr: 1e-3}, sgdOptions, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &SGD{params: append(params(nil), ps...), SGDConfig: c, momentum: make([]*torch.Tensor, len(ps))}, nil
+	return &SGD{params: p, momentumBuf: make([]*torch.Tensor, len(ps))}, nil
 }
 
-// Step updates the parameters.
+// Step updates the parameters. It works on detached aliases of the
+// parameters and gradients, so it records nothing whatever the grad mode.
 func (o *SGD) Step() error {
-	gs, err := o.grads("SGD")
+	gs, err := o.grads()
 	if err != nil {
 		return err
 	}
-	torch.NoGrad(func() {
-		for i, p := range o.params {
-			d := gs[i]
-			if d == nil {
-				continue
-			}
-			if o.Maximize {
-				d = d.Neg()
-			}
-			if o.WeightDecay != 0 {
-				d = d.AddAlpha(p, o.WeightDecay)
-			}
-			if o.Momentum != 0 {
-				b := o.momentum[i]
-				if b == nil {
-					b = d.Clone()
-					o.momentum[i] = b
-				} else {
-					b.MulScalar_(o.Momentum).Add_(d.MulScalar(1 - o.Dampening))
-				}
-				if o.Nesterov {
-					d = d.AddAlpha(b, o.Momentum)
-				} else {
-					d = b
-				}
-			}
-			if e := p.Add_(d.MulScalar(-o.LR)).Err(); e != nil && err == nil {
-				err = e
-			}
+	for i, param := range o.ps {
+		if gs[i] == nil {
+			continue
 		}
-	})
-	return err
+		if err := o.update(i, param.Detach(), gs[i].Detach()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// update computes parameter i's step out of place, and writes the momentum
+// buffer and the parameter p only when that succeeded.
+func (o *SGD) update(i int, p, d *torch.Tensor) error {
+	if o.maximize {
+		d = d.Neg()
+	}
+	if o.weightDecay != 0 {
+		d = d.AddAlpha(p, o.weightDecay)
+	}
+	var b *torch.Tensor // the new momentum buffer
+	if o.momentum != 0 {
+		if prev := o.momentumBuf[i]; prev == nil {
+			b = d.Clone()
+		} else {
+			b = prev.MulScalar(o.momentum).AddAlpha(d, 1-o.dampening)
+		}
+		if o.nesterov {
+			d = d.AddAlpha(b, o.momentum)
+		} else {
+			d = b
+		}
+	}
+	if err := firstErr(d, b); err != nil {
+		return err
+	}
+	if b != nil {
+		o.momentumBuf[i] = b
+	}
+	return p.Add_(d.MulScalar(-o.lr)).Err()
 }

@@ -12,44 +12,106 @@ import (
 // The autograd API of tensors. The engine is pkg/autograd; the gradient
 // formulas sit next to their ops.
 
-// NoGrad runs f with recording off. Grad mode is process-wide (see
-// pkg/autograd): while f runs no goroutine records.
+// NoGrad runs f with recording off in the calling goroutine (PyTorch's
+// torch.no_grad(), whose mode is per thread). Other goroutines record as
+// before; goroutines that f starts begin with recording on. See
+// pkg/autograd for how the mode is kept and what it costs.
 func NoGrad(f func()) { autograd.NoGrad(f) }
 
-// EnableGrad runs f with recording on, even inside NoGrad.
+// EnableGrad runs f with recording on in the calling goroutine, even inside
+// NoGrad.
 func EnableGrad(f func()) { autograd.EnableGrad(f) }
 
-// SetGradEnabled turns recording on or off for the process.
+// SetGradEnabled turns recording on or off for the calling goroutine until
+// it calls SetGradEnabled again. Prefer NoGrad, which restores the mode.
 func SetGradEnabled(on bool) { autograd.SetGradEnabled(on) }
 
-// IsGradEnabled reports whether ops record.
+// IsGradEnabled reports whether ops called by this goroutine record.
 func IsGradEnabled() bool { return autograd.IsGradEnabled() }
 
-// InferenceMode runs f with recording off, as NoGrad. (PyTorch's inference
+// InferenceMode runs f with recording off in the calling goroutine, as
+// NoGrad. (PyTorch's inference
 // mode also skips version counting; here version counters are one atomic
 // add per in-place op, so there is nothing further to skip.)
 func InferenceMode(f func()) { autograd.NoGrad(f) }
 
 // GradFn is the node of the op that made t (nil for leaves and for tensors
 // that do not require gradients).
-func (t *Tensor) GradFn() *autograd.Node { return t.gradFn }
+func (t *Tensor) GradFn() *autograd.Node {
+	if t == nil {
+		return nil
+	}
+	return t.gradFn
+}
 
 // IsLeaf reports whether t was not made by a recorded op: tensors that do
 // not require gradients, and those the user created with requires_grad.
-func (t *Tensor) IsLeaf() bool { return t.gradFn == nil }
+func (t *Tensor) IsLeaf() bool { return t == nil || t.gradFn == nil }
 
 // Grad is the gradient accumulated into t by backward passes (nil before
 // the first): for leaves that require gradients, and for tensors that
 // called RetainGrad.
-func (t *Tensor) Grad() *Tensor { return t.grad }
+func (t *Tensor) Grad() *Tensor {
+	if t == nil {
+		return nil
+	}
+	return t.grad
+}
 
 // SetGrad replaces t's gradient (nil clears it, as optimizers' zero_grad
-// with set_to_none).
-func (t *Tensor) SetGrad(g *Tensor) { t.grad = g }
+// with set_to_none). A gradient must have t's shape, dtype and device, as
+// PyTorch checks when .grad is assigned; otherwise t keeps its gradient and
+// the error is returned.
+func (t *Tensor) SetGrad(g *Tensor) error {
+	if t == nil {
+		return nilTensor("set_grad")
+	}
+	if g != nil {
+		if err := CheckGrad(t, g); err != nil {
+			return err
+		}
+	}
+	mu := accumulateLock(t)
+	mu.Lock()
+	t.grad = g
+	mu.Unlock()
+	return nil
+}
+
+// CheckGrad reports why g cannot be the gradient of t: an error either
+// carries, or a shape, dtype or device other than t's (PyTorch's checks on
+// assigning .grad).
+func CheckGrad(t, g *Tensor) error {
+	switch {
+	case t == nil || g == nil:
+		return nilTensor("set_grad")
+	case t.err != nil:
+		return t.err
+	case g.err != nil:
+		return g.err
+	case !slices.Equal(g.shape, t.shape):
+		return NewError("set_grad", ErrShape, []*Tensor{t, g}, "assigned grad has data of a different size")
+	case g.dtype != t.dtype:
+		return NewError("set_grad", ErrDType, []*Tensor{t, g}, "assigned grad has data of a different type")
+	case g.Device() != t.Device():
+		return NewError("set_grad", ErrDevice, []*Tensor{t, g}, "assigned grad has data located on a different device")
+	}
+	return nil
+}
+
+// nilTensor is the error of a nil *Tensor given to op.
+func nilTensor(op string) error {
+	e := kernel.Errorf(ErrArgument, "expected a Tensor but got nil")
+	e.Op = op
+	return e
+}
 
 // RetainGrad makes a non-leaf tensor keep its gradient in Grad. It does
 // nothing on leaves.
 func (t *Tensor) RetainGrad() *Tensor {
+	if t == nil {
+		return failed(nilTensor("retain_grad"))
+	}
 	if t.err != nil || t.gradFn == nil || t.retainsGrad {
 		return t
 	}
@@ -58,62 +120,110 @@ func (t *Tensor) RetainGrad() *Tensor {
 	}
 	t.retainsGrad = true
 	t.gradFn.AddHook(0, func(g autograd.Value) autograd.Value {
-		_ = t.accumulate(g.(*Tensor))
+		if err := t.accumulate(g.(*Tensor)); err != nil {
+			return failed(err)
+		}
 		return g
 	})
 	return t
 }
 
 // RegisterHook adds a function called with t's gradient each time it is
-// computed; it returns the gradient to use instead, or nil to keep it.
+// computed; it returns the gradient to use instead, or nil to keep it. A
+// returned gradient must have the shape, dtype and device of the one it
+// replaces (else the backward pass fails with PyTorch's error).
 func (t *Tensor) RegisterHook(hook func(grad *Tensor) *Tensor) error {
+	if t == nil {
+		return nilTensor("register_hook")
+	}
 	if t.err != nil {
 		return t.err
+	}
+	if hook == nil {
+		return t.opError("register_hook", ErrArgument, "the hook is nil")
 	}
 	if !t.requiresGrad {
 		return t.opError("register_hook", ErrAutograd, "cannot register a hook on a tensor that doesn't require gradient")
 	}
 	t.gradEdge().Node.AddHook(0, func(g autograd.Value) autograd.Value {
-		if r := hook(g.(*Tensor)); r != nil {
-			return r
+		in := g.(*Tensor)
+		r := hook(in)
+		if r == nil {
+			return g
 		}
-		return g
+		if err := checkHookResult(in, r); err != nil {
+			return failed(err)
+		}
+		return r
 	})
+	return nil
+}
+
+// checkHookResult refuses a hook's gradient that differs from the one it
+// replaces, with PyTorch's messages.
+func checkHookResult(was, got *Tensor) error {
+	switch {
+	case got.err != nil:
+		return got.err
+	case !slices.Equal(was.shape, got.shape):
+		return NewError("hook", ErrShape, []*Tensor{was, got}, "hook 'hook' has changed the size of value")
+	case was.dtype != got.dtype:
+		return NewError("hook", ErrDType, []*Tensor{was, got}, "hook 'hook' has changed the type of value (was %s got %s)", was.dtype, got.dtype)
+	case was.Device() != got.Device():
+		return NewError("hook", ErrDevice, []*Tensor{was, got}, "hook 'hook' has changed the type of value (was %s got %s)", was.Device(), got.Device())
+	}
 	return nil
 }
 
 // Detach_ makes t a leaf that does not require gradients, in place.
 func (t *Tensor) Detach_() *Tensor {
+	if t == nil {
+		return failed(nilTensor("detach_"))
+	}
 	t.gradFn, t.requiresGrad = nil, false
 	return t
 }
 
 // accumulate adds g into t.grad: the first gradient is copied (it may be
 // shared with other tensors or a broadcast view), later ones are added in
-// place, or out of place when g is itself differentiable (create_graph).
+// place, or out of place when g is itself differentiable (create_graph). A
+// gradient of another dtype is cast to t's, as PyTorch's engine does; one
+// of another shape, or a failed addition, is an error and leaves t.grad as
+// it was.
 func (t *Tensor) accumulate(g *Tensor) error {
 	if g.err != nil {
 		return g.err
 	}
+	if !slices.Equal(g.shape, t.shape) {
+		return NewError("backward", ErrShape, []*Tensor{t, g}, "invalid gradient: got %s but expected shape compatible with %s",
+			kernel.ShapeString(g.shape), kernel.ShapeString(t.shape))
+	}
+	if g.dtype != t.dtype {
+		if g = g.ToDType(t.dtype); g.err != nil {
+			return g.err
+		}
+	}
 	var mu = accumulateLock(t)
 	mu.Lock()
 	defer mu.Unlock()
+	var sum *Tensor
 	switch {
 	case t.grad == nil:
 		if g.requiresGrad {
-			t.grad = g
-		} else {
-			t.grad = g.Contiguous()
-			if t.grad == g {
-				t.grad = g.Clone()
-			}
+			sum = g
+		} else if sum = g.Contiguous(); sum == g {
+			sum = g.Clone()
 		}
 	case g.requiresGrad || t.grad.requiresGrad:
-		t.grad = t.grad.Add(g)
+		sum = t.grad.Add(g)
 	default:
-		t.grad.Add_(g)
+		sum = t.grad.Add_(g)
 	}
-	return t.grad.err
+	if sum.err != nil {
+		return sum.err
+	}
+	t.grad = sum
+	return nil
 }
 
 // BackwardOptions control a backward pass.
@@ -135,6 +245,9 @@ func (t *Tensor) Backward() error { return t.BackwardWith(BackwardOptions{}) }
 // BackwardWith is Backward with an explicit output gradient (required for
 // a t with more than one element) and graph options.
 func (t *Tensor) BackwardWith(opt BackwardOptions) error {
+	if t == nil {
+		return nilTensor("backward")
+	}
 	if t.err != nil {
 		return t.err
 	}
@@ -164,6 +277,9 @@ func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
 	roots := make([]autograd.Edge, len(outputs))
 	grads := make([]autograd.Value, len(outputs))
 	for i, o := range outputs {
+		if o == nil {
+			return nil, nilTensor("grad")
+		}
 		if o.err != nil {
 			return nil, o.err
 		}
@@ -179,6 +295,9 @@ func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
 	}
 	capture := make([]autograd.Edge, len(inputs))
 	for i, in := range inputs {
+		if in == nil {
+			return nil, nilTensor("grad")
+		}
 		if in.err != nil {
 			return nil, in.err
 		}

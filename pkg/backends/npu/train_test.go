@@ -131,7 +131,7 @@ func TestNNAndAdamOnNPU(t *testing.T) {
 	run := func(dev string) []float64 {
 		torch.ManualSeed(21)
 		model := nn.NewSequential(nn.NewLinear(6, 12, torch.WithDevice(dev)), nn.ReLU(), nn.NewLinear(12, 3, torch.WithDevice(dev)))
-		opt, err := optim.NewAdam(nn.Parameters(model), optim.AdamConfig{LR: 0.01, WeightDecay: 1e-3})
+		opt, err := optim.NewAdam(nn.Parameters(model), optim.LR(0.01), optim.WeightDecay(1e-3))
 		if err != nil {
 			t.Fatal(err)
 		}
