@@ -5,11 +5,28 @@
 # is missing with apt-get; otherwise it says what to install.
 set -eu
 
+# have_openblas succeeds when the dynamic loader can find libopenblas.so.0:
+# in ldconfig's cache, or else (no ldconfig, or a stale cache) at one of the
+# usual paths. The globs stay literal when nothing matches, and -e fails.
+have_openblas() {
+	for ldconfig in ldconfig /sbin/ldconfig /usr/sbin/ldconfig; do
+		if command -v "$ldconfig" >/dev/null 2>&1; then
+			if "$ldconfig" -p 2>/dev/null | grep -q 'libopenblas\.so\.0 '; then
+				return 0
+			fi
+			break
+		fi
+	done
+	for lib in /usr/lib/*/libopenblas.so.0 /lib/*/libopenblas.so.0 \
+		/usr/lib/libopenblas.so.0 /usr/lib64/libopenblas.so.0 /usr/local/lib/libopenblas.so.0; do
+		[ -e "$lib" ] && return 0
+	done
+	return 1
+}
+
 missing=""
 command -v gcc >/dev/null 2>&1 || missing="$missing gcc libc6-dev"
-if ! ls /usr/lib/*/libopenblas.so.0 /usr/lib/libopenblas.so.0 >/dev/null 2>&1; then
-	missing="$missing libopenblas0-pthread"
-fi
+have_openblas || missing="$missing libopenblas0-pthread"
 if [ "${MINDTORCH_GOLDEN:-0}" = 1 ] && ! /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
 	missing="$missing python3-torch"
 fi
@@ -26,5 +43,5 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-command -v go >/dev/null 2>&1 || { echo "setup: Go 1.24 or newer is required" >&2; exit 1; }
+command -v go >/dev/null 2>&1 || { echo "setup: Go 1.26 or newer is required" >&2; exit 1; }
 go mod download

@@ -1,16 +1,29 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mindtorch/mindtorch/internal/npuemu"
 )
 
+// asMain makes the test binary run the command itself (main, with the
+// arguments after the binary's name), for tests that need a process of
+// their own: a working directory elsewhere, an exit status, no emulator.
+const asMain = "MINDTORCH_DEMO_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
-	cleanup, err := npuemu.Setup() // the NPU run below uses the CANN emulator
+	if os.Getenv(asMain) == "1" {
+		main()
+		os.Exit(0) // main exits itself; this is not reached
+	}
+	cleanup, err := npuemu.Setup() // the NPU runs below use the CANN emulator
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -20,13 +33,135 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func TestDemoLearnsDigits(t *testing.T) {
-	acc, err := run("", "cpu", 10, 0)
+// command runs the test binary as the demo with args in dir, with env added
+// to the environment, and returns its exit status, stdout and stderr.
+func command(t *testing.T, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), asMain+"=1"), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
+func TestDemoLearnsDigits(t *testing.T) {
+	var out bytes.Buffer
+	acc, err := run(config{device: "cpu", epochs: 10}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
 	if acc < 0.95 {
-		t.Errorf("held-out accuracy %.3f after 10 epochs, want >= 0.95", acc)
+		t.Errorf("held-out accuracy %.3f after 10 epochs, want >= 0.95\n%s", acc, out.String())
+	}
+}
+
+// TestBadCommandLines checks that each bad command line is refused before
+// anything runs, in one line that names the culprit once, with status 2.
+func TestBadCommandLines(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // the whole of stderr, but for a trailing newline
+	}{
+		{[]string{"-epochs", "-1"}, "demo: -epochs must be at least 1, got -1"},
+		{[]string{"-epochs", "0", "-device", "npu"}, "demo: -epochs must be at least 1, got 0"},
+		{[]string{"-device", "foo"}, `demo: -device: unknown device "foo": expected cpu, meta, npu, npu:N (or ascend, ascend:N)`},
+		{[]string{"-device", "npu:x"}, `demo: -device: invalid device string "npu:x": the index must be a non-negative integer`},
+		{[]string{"-device", "cpu:1"}, `demo: -device: invalid device string "cpu:1": cpu has only index 0`},
+		{[]string{"-device", "meta"}, "demo: -device meta: meta tensors have shapes but no data, so the demo cannot train there; use cpu or npu[:N]"},
+		{[]string{"extra"}, `demo: unexpected argument "extra": the demo takes flags only (demo -h lists them)`},
+		{[]string{"-epochs", "1", "more", "args"}, `demo: unexpected argument "more": the demo takes flags only (demo -h lists them)`},
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		code := demo(tc.args, &stdout, &stderr)
+		if code != exitUsage || stderr.String() != tc.want+"\n" || stdout.Len() != 0 {
+			t.Errorf("demo %q: status %d, stderr %q, stdout %q; want status %d, stderr %q and no output",
+				tc.args, code, stderr.String(), stdout.String(), exitUsage, tc.want+"\n")
+		}
+	}
+
+	// The flag package's own errors (it prints the usage after them) and -h.
+	var stderr bytes.Buffer
+	if code := demo([]string{"-epochs", "many"}, &bytes.Buffer{}, &stderr); code != exitUsage ||
+		!strings.HasPrefix(stderr.String(), `invalid value "many" for flag -epochs`) {
+		t.Errorf("demo -epochs many: status %d, stderr %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := demo([]string{"-h"}, &bytes.Buffer{}, &stderr); code != exitOK || !strings.Contains(stderr.String(), "-epochs") {
+		t.Errorf("demo -h: status %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestNoSuchNPU asks for an NPU beyond the cards found (one, in the emulator).
+func TestNoSuchNPU(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := demo([]string{"-device", "npu:1000", "-epochs", "1"}, &stdout, &stderr)
+	if code != exitFail || !strings.HasPrefix(stderr.String(), "demo: -device npu:1000: there is no NPU 1000 (") ||
+		strings.Count(stderr.String(), "\n") != 1 || stdout.Len() != 0 {
+		t.Errorf("status %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+}
+
+// TestNPUUnavailable runs the demo where CANN cannot be found: it says so
+// once, with the reason, before printing anything else.
+func TestNPUUnavailable(t *testing.T) {
+	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
+		t.Skip("MINDTORCH_NPU_REAL=1: CANN is installed")
+	}
+	for _, dir := range []string{"/usr/local/Ascend/cann/lib64", "/usr/local/Ascend/ascend-toolkit/latest/lib64"} {
+		if _, err := os.Stat(dir); err == nil {
+			t.Skipf("CANN is installed in %s", dir)
+		}
+	}
+	empty := t.TempDir()
+	code, stdout, stderr := command(t, empty,
+		[]string{"MINDTORCH_NPU_LIB_DIR=" + empty, "ASCEND_HOME_PATH=", "ASCEND_TOOLKIT_HOME=", "LD_LIBRARY_PATH="},
+		"-device", "npu", "-epochs", "1")
+	const want = "demo: -device npu: the NPU is unavailable: the ACL runtime (libascendcl.so or libacl_rt.so) was not found in "
+	if code != exitFail || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 ||
+		strings.Count(stderr, "libascendcl.so") != 1 || strings.Count(stderr, empty) != 1 || stdout != "" {
+		t.Errorf("status %d, stderr %q, stdout %q; want status 1, one line starting %q and no output",
+			code, stderr, stdout, want)
+	}
+}
+
+// TestRunsAnywhere runs the demo from a directory without the data, as a
+// process of its own and in this one: it uses the embedded data set.
+func TestRunsAnywhere(t *testing.T) {
+	code, stdout, stderr := command(t, t.TempDir(), nil, "-epochs", "2", "-seed", "3")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "digits: 1797 images") ||
+		!strings.Contains(stdout, "held-out accuracy") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	t.Chdir(t.TempDir())
+	var out, errs bytes.Buffer
+	if code := demo([]string{"-epochs", "1"}, &out, &errs); code != 0 || errs.Len() != 0 ||
+		!strings.Contains(out.String(), "held-out accuracy") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
+}
+
+// TestDataFlag reads the data from a file named by -data.
+func TestDataFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "digits.csv.gz")
+	if err := os.WriteFile(path, digits, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := demo([]string{"-data", path, "-epochs", "1"}, &out, &errs); code != 0 ||
+		!strings.Contains(out.String(), "digits: 1797 images") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	}
 }
 
@@ -35,25 +170,28 @@ func TestDemoReportsBadData(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not gzip"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(bad, "cpu", 1, 0); err == nil {
+	if _, err := run(config{data: bad, device: "cpu", epochs: 1}, &bytes.Buffer{}); err == nil {
 		t.Error("a file that is not gzip was accepted")
 	}
-	if _, err := run(filepath.Join(t.TempDir(), "missing"), "cpu", 1, 0); err == nil {
-		t.Error("a missing file was accepted")
-	}
-	if _, err := run("", "tpu", 1, 0); err == nil {
-		t.Error("an unknown device was accepted")
+	var stdout, stderr bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "missing")
+	if code := demo([]string{"-data", missing, "-epochs", "1"}, &stdout, &stderr); code != exitFail ||
+		stderr.String() != "demo: open "+missing+": no such file or directory\n" {
+		t.Errorf("a missing file: status %d, stderr %q", code, stderr.String())
 	}
 }
 
 // TestDemoOnNPU runs the demo on the NPU (the CANN emulator here): it
 // learns as on the CPU, to the same held-out accuracy.
 func TestDemoOnNPU(t *testing.T) {
-	cpu, err := run("", "cpu", 3, 1)
+	cpu, err := run(config{device: "cpu", epochs: 3, seed: 1}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := run("", "npu", 3, 1)
+	if err := checkDevice("npu"); err != nil {
+		t.Fatal(err)
+	}
+	dev, err := run(config{device: "npu", epochs: 3, seed: 1}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
