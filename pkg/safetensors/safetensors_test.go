@@ -3,8 +3,10 @@ package safetensors_test
 import (
 	"encoding/binary"
 	"errors"
+	"io/fs"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -77,10 +79,12 @@ func TestOpenFileWrittenFromPyTorch(t *testing.T) {
 }
 
 func TestUnalignedDataIsCopied(t *testing.T) {
-	ts, err := safetensors.Load(filepath.Join(dir, "unaligned.safetensors"))
+	f, err := safetensors.Open(filepath.Join(dir, "unaligned.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
+	ts := f.Tensors()
 	if a, _ := torch.ToSlice[int8](ts["a"]); !cmp.Equal(a, []int8{0, 1, 2}) {
 		t.Errorf("a = %v", a)
 	}
@@ -154,6 +158,299 @@ func TestSaveErrors(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Error("a failed save left a file")
 	}
+}
+
+// checkpoint is a few tensors of different dtypes, the largest spanning
+// many pages, times k.
+func checkpoint(k float64) map[string]*torch.Tensor {
+	w := torch.Arange(1<<16, torch.WithDType(torch.Float32)).Reshape(256, 256).MulScalar(k)
+	return map[string]*torch.Tensor{
+		"w":     w,
+		"b":     torch.FromSlice([]float64{1, 2, 3}).MulScalar(k),
+		"steps": torch.FromSlice([]int64{7}).MulScalar(int64(k)),
+		"half":  w.Narrow(0, 0, 4).ToDType(torch.BFloat16),
+	}
+}
+
+// sameTensors reports which tensors of got differ from want (or are missing).
+func sameTensors(t *testing.T, what string, got, want map[string]*torch.Tensor) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d tensors, want %d", what, len(got), len(want))
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g.Err() != nil || g.DType() != w.DType() || !torch.Equal(g, w) {
+			t.Errorf("%s: tensor %q = %v, want %v", what, name, g, w)
+		}
+	}
+}
+
+// inChild runs the calling test again in a child process and reports false
+// there, so that a crash (a SIGBUS from a mapped file cut short) fails the
+// test instead of killing the test binary; in the child it reports true and
+// the caller runs the test's body.
+func inChild(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv("SAFETENSORS_TEST_CHILD") == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "SAFETENSORS_TEST_CHILD="+t.Name())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the test in a child process: %v\n%s", err, out)
+	}
+	return false
+}
+
+// files lists the names in dir.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Load then Save to the same path: the loaded tensors own their data, so
+// Save reads them whole, and they keep their values after it.
+func TestLoadThenSaveSamePath(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	p := filepath.Join(t.TempDir(), "m.safetensors")
+	want := checkpoint(1)
+	if err := safetensors.Save(p, want, nil); err != nil {
+		t.Fatal(err)
+	}
+	sd, err := safetensors.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := safetensors.Save(p, sd, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the tensors of the first Load", sd, want)
+	again, err := safetensors.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the file saved over itself", again, want)
+}
+
+// Tensors from Load do not depend on the file: it may be truncated or
+// removed by anyone.
+func TestLoadedTensorsOutliveTheFile(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	p := filepath.Join(t.TempDir(), "m.safetensors")
+	want := checkpoint(1)
+	if err := safetensors.Save(p, want, nil); err != nil {
+		t.Fatal(err)
+	}
+	sd, err := safetensors.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range sd {
+		if x.UntypedStorage().Filename() != "" {
+			t.Errorf("%s: Load must copy, not map the file", name)
+		}
+	}
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "after truncating the file", sd, want)
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "after removing the file", sd, want)
+}
+
+// Open then Save to the same path: the tensors view the old file, which
+// Save replaces by a new one (another inode) instead of truncating it, so
+// they keep the old values.
+func TestOpenThenSaveSamePath(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	p := filepath.Join(t.TempDir(), "m.safetensors")
+	old, changed := checkpoint(1), checkpoint(3)
+	if err := safetensors.Save(p, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := safetensors.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := f.Tensors()
+	f.Close()
+	if err := safetensors.Save(p, ts, nil); err != nil { // the mapped tensors themselves
+		t.Fatal(err)
+	}
+	if err := safetensors.Save(p, changed, nil); err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the tensors from Open after two saves", ts, old)
+	after, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Error("Save wrote into the old file instead of replacing it")
+	}
+	again, err := safetensors.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the file saved last", again, changed)
+	if names := files(t, filepath.Dir(p)); !cmp.Equal(names, []string{"m.safetensors"}) {
+		t.Errorf("files left in the directory: %v", names)
+	}
+}
+
+// A Save stopped between writing the temporary file and renaming it (as by
+// a crash) leaves the old checkpoint whole, and the error return removes
+// the temporary file.
+func TestSaveInterruptedBeforeRename(t *testing.T) {
+	d := t.TempDir()
+	p := filepath.Join(d, "m.safetensors")
+	old, changed := checkpoint(1), checkpoint(3)
+	if err := safetensors.Save(p, old, map[string]string{"v": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("simulated crash")
+	var tmp string
+	defer safetensors.SetBeforeRename(func(name string) error {
+		tmp = name
+		if filepath.Dir(name) != d || !strings.HasPrefix(filepath.Base(name), ".m.safetensors.tmp-") {
+			t.Errorf("temporary file %s, want .m.safetensors.tmp-* in %s", name, d)
+		}
+		written, err := safetensors.Load(name) // the new checkpoint, complete
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTensors(t, "the temporary file", written, changed)
+		target, err := safetensors.Load(p) // the old one, untouched
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTensors(t, "the target before the rename", target, old)
+		return crash
+	})()
+	err := safetensors.Save(p, changed, map[string]string{"v": "2"})
+	if !errors.Is(err, crash) || !strings.Contains(err.Error(), p) {
+		t.Errorf("Save: %v, want the simulated crash naming %s", err, p)
+	}
+	if tmp == "" {
+		t.Fatal("the hook did not run")
+	}
+	f, err := safetensors.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Metadata()["v"] != "1" {
+		t.Errorf("metadata %v, want the old checkpoint's", f.Metadata())
+	}
+	sameTensors(t, "the target after the failed save", f.Tensors(), old)
+	if names := files(t, d); !cmp.Equal(names, []string{"m.safetensors"}) {
+		t.Errorf("files left in the directory: %v", names)
+	}
+}
+
+// A tensor that fails while Save writes (here, released memory) stops it
+// with an error; the old checkpoint stays as it was.
+func TestSaveFailingMidwayKeepsTheTarget(t *testing.T) {
+	d := t.TempDir()
+	p := filepath.Join(d, "m.safetensors")
+	old := checkpoint(1)
+	if err := safetensors.Save(p, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	gone := torch.Ones([]int{4})
+	gone.Release()
+	err := safetensors.Save(p, map[string]*torch.Tensor{"a": torch.Ones([]int{3}), "z": gone}, nil)
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), `"z"`) {
+		t.Errorf("saving a released tensor: %v", err)
+	}
+	again, err := safetensors.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the target after the failed save", again, old)
+	if names := files(t, d); !cmp.Equal(names, []string{"m.safetensors"}) {
+		t.Errorf("files left in the directory: %v", names)
+	}
+}
+
+// Saving where no file can be created is an error that names the path,
+// and leaves nothing behind.
+func TestSaveIntoAnUnwritableDirectory(t *testing.T) {
+	d := t.TempDir()
+	notDir := filepath.Join(d, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(d, "ro")
+	if err := os.Mkdir(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(d, "missing", "m.safetensors"), filepath.Join(notDir, "m.safetensors")}
+	if os.Geteuid() != 0 { // root writes anywhere
+		paths = append(paths, filepath.Join(readOnly, "m.safetensors"))
+	}
+	for _, p := range paths {
+		err := safetensors.Save(p, checkpoint(1), nil)
+		if err == nil || !strings.Contains(err.Error(), "safetensors: saving "+p) {
+			t.Errorf("Save(%s): %v, want an error naming the path", p, err)
+		}
+	}
+	if names := files(t, d); !cmp.Equal(names, []string{"file", "ro"}) {
+		t.Errorf("files left in the directory: %v", names)
+	}
+	if names := files(t, readOnly); len(names) != 0 {
+		t.Errorf("files left in the read-only directory: %v", names)
+	}
+}
+
+// Save replaces the file a symbolic link points to, keeps the link, and
+// keeps the replaced file's mode.
+func TestSaveThroughASymlinkKeepsLinkAndMode(t *testing.T) {
+	d := t.TempDir()
+	real, link := filepath.Join(d, "real.safetensors"), filepath.Join(d, "link.safetensors")
+	if err := safetensors.Save(real, checkpoint(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(real, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.safetensors", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := safetensors.Save(link, checkpoint(2), nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st, err)
+	}
+	if st, err := os.Stat(real); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode: %v %v", st, err)
+	}
+	got, err := safetensors.Load(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTensors(t, "the file behind the link", got, checkpoint(2))
 }
 
 // file writes a safetensors file from a raw header and data.

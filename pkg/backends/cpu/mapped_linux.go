@@ -20,7 +20,8 @@ import (
 // (memfd). Several Mapped values may view parts of one mapping (Slice); the
 // mapping is unmapped and its descriptor closed when the last of them is
 // released, by Release or, as a safety net, when the garbage collector
-// finds them unreachable.
+// finds them unreachable. A file mapped shared is written back to the file
+// (msync) before it is unmapped, and by Sync.
 type Mapped struct {
 	m        *mapping
 	ptr      unsafe.Pointer
@@ -28,6 +29,8 @@ type Mapped struct {
 	released atomic.Bool
 	cleanup  runtime.Cleanup
 }
+
+var _ kernel.Syncer = (*Mapped)(nil)
 
 // mapping is one mmap of a file or memfd, reference counted.
 type mapping struct {
@@ -111,6 +114,7 @@ func (mp *mapping) unref() {
 		return
 	}
 	if len(mp.data) > 0 {
+		_ = mp.sync() // Release has no error to return; Sync reports one
 		_ = unix.Munmap(mp.data)
 		liveMappings.Add(-1)
 	}
@@ -122,6 +126,20 @@ func (mp *mapping) unref() {
 	if h := held(); h < mapLow.Load() {
 		mapLow.Store(h)
 	}
+}
+
+// sync writes a shared file mapping back to its file and waits for the
+// write (msync MS_SYNC); other mappings have no file to write.
+func (mp *mapping) sync() error {
+	if !mp.shared || mp.memfd || len(mp.data) == 0 {
+		return nil
+	}
+	if err := unix.Msync(mp.data, unix.MS_SYNC); err != nil {
+		e := kernel.Errorf(kernel.ErrRuntime, "msync of %s: %v", mp.path, err)
+		e.Op = "flush"
+		return e
+	}
+	return nil
 }
 
 // mapFd maps n bytes of fd (shared or private copy-on-write).
@@ -293,6 +311,19 @@ func (m *Mapped) Release() {
 	}
 	m.cleanup.Stop()
 	m.m.unref()
+}
+
+// Sync writes the changes made through a shared file mapping to the file
+// and waits until they are written (the whole mapping, not only m's slice
+// of it). Private mappings and shared memory have no file to write to:
+// nil. A released m is an error.
+func (m *Mapped) Sync() error {
+	if m.released.Load() {
+		e := kernel.Errorf(kernel.ErrRuntime, "%s: the mapping was released", m)
+		e.Op = "flush"
+		return e
+	}
+	return m.m.sync()
 }
 
 // String describes the mapping for messages.
