@@ -171,10 +171,42 @@ func (t *Tensor) overlapping() bool {
 	return false
 }
 
+// keepFailure returns r, the result of an in-place op on t. When the op
+// failed, t carries its error from then on (its data unchanged when the op
+// failed before it ran) and is returned: a failed write is never silent,
+// whichever tensor of the chain the caller checks.
+func (t *Tensor) keepFailure(r *Tensor) *Tensor {
+	if r.err == nil {
+		return r
+	}
+	if t == nil {
+		return r
+	}
+	if t.err == nil {
+		t.err = r.err
+	}
+	return t
+}
+
+// passOn returns the tensor an op on ts must return without work: a
+// failed tensor for a nil one (naming op), or the first that carries an
+// error; nil when every input is usable.
+func passOn(op kernel.OpID, ts ...*Tensor) *Tensor {
+	for _, t := range ts {
+		if t == nil {
+			return failed(nilTensor(op.String()))
+		}
+		if t.err != nil {
+			return t
+		}
+	}
+	return nil
+}
+
 // unary runs a one-input op.
 func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
-	if x.err != nil {
-		return x
+	if r := passOn(op, x); r != nil {
+		return r
 	}
 	y := run(unaryCall(op, x.Device(), x, mode, scalars))
 	if recording(x) {
@@ -185,10 +217,15 @@ func unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tenso
 	return y
 }
 
-// unaryInPlace runs a one-input op writing into x.
+// unaryInPlace runs a one-input op writing into x; x carries the error
+// of a failure.
 func unaryInPlace(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
-	if x.err != nil {
-		return x
+	return x.keepFailure(unaryInPlaceRun(op, x, mode, scalars))
+}
+
+func unaryInPlaceRun(op kernel.OpID, x *Tensor, mode int, scalars []kernel.Scalar) *Tensor {
+	if r := passOn(op, x); r != nil {
+		return r
 	}
 	if err := x.checkWritableOp(op); err != nil {
 		return failed(err)
@@ -226,11 +263,8 @@ func binaryCall(op kernel.OpID, dev Device, a, b *Tensor, mode int, alpha kernel
 
 // binary runs a two-tensor op; alpha is Scalars[1] of add and sub.
 func binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
-	if a.err != nil {
-		return a
-	}
-	if b.err != nil {
-		return b
+	if r := passOn(op, a, b); r != nil {
+		return r
 	}
 	y := smallBinary(op, a, b, mode, alpha)
 	if y == nil {
@@ -253,8 +287,8 @@ func dispatchBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar)
 
 // binaryScalar runs a tensor-and-Go-scalar op.
 func binaryScalar(op kernel.OpID, a *Tensor, v any, mode int, alpha kernel.Scalar) *Tensor {
-	if a.err != nil {
-		return a
+	if r := passOn(op, a); r != nil {
+		return r
 	}
 	s, err := kernel.ScalarOf(v)
 	if err != nil {
@@ -271,19 +305,23 @@ func binaryScalar(op kernel.OpID, a *Tensor, v any, mode int, alpha kernel.Scala
 	return y
 }
 
-// binaryInPlace runs a two-tensor op writing into a (b may be nil when v is
-// the Go scalar operand).
+// binaryInPlace runs a two-tensor op writing into a (b is nil when v is
+// the Go scalar operand); a carries the error of a failure.
 func binaryInPlace(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kernel.Scalar) *Tensor {
-	if a.err != nil {
-		return a
+	return a.keepFailure(binaryInPlaceRun(op, a, b, v, mode, alpha))
+}
+
+func binaryInPlaceRun(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kernel.Scalar) *Tensor {
+	if r := passOn(op, a); r != nil {
+		return r
 	}
 	if err := a.checkWritableOp(op); err != nil {
 		return failed(err)
 	}
 	var c *kernel.Call
-	if b != nil {
-		if b.err != nil {
-			return b
+	if v == nil {
+		if r := passOn(op, b); r != nil {
+			return r
 		}
 		dev, err := deviceOf(op, a, b)
 		if err != nil {

@@ -40,9 +40,13 @@ func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tenso
 // derivative reads t's value from before the write (a copy of it is then
 // kept while autograd records).
 func (t *Tensor) runOpInPlace(op kernel.OpID, set func(c *kernel.Call) error, keep bool, others ...*Tensor) *Tensor {
+	return t.keepFailure(t.runOpInPlaceRun(op, set, keep, others))
+}
+
+func (t *Tensor) runOpInPlaceRun(op kernel.OpID, set func(c *kernel.Call) error, keep bool, others []*Tensor) *Tensor {
 	ts := append([]*Tensor{t}, others...)
-	if err := firstErr(ts...); err != nil {
-		return failed(err)
+	if r := passOn(op, ts...); r != nil {
+		return r
 	}
 	name := op.String() + "_"
 	if err := t.checkWritable(name); err != nil {

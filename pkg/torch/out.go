@@ -28,8 +28,9 @@ import (
 //   - nothing is recorded for autograd, and while grad mode is on, out and
 //     the inputs must not require grad.
 //
-// Errors ride in the returned tensor as for every op; out is left unchanged
-// when the op fails before it runs.
+// Errors ride in the returned tensor as for every op, and out carries the
+// error of a failed op from then on (its data unchanged when the op failed
+// before it ran), so that a later terminal call on out reports it.
 type Out struct{ t *Tensor }
 
 // Into returns the out= form of the ops, writing into out.
@@ -69,6 +70,15 @@ func (o Out) run(c *kernel.Call) *Tensor {
 	return runInPlace(c, o.t)
 }
 
+// keep returns r, the result of an op into the output; when the op failed,
+// the output carries its error from then on.
+func (o Out) keep(r *Tensor) *Tensor {
+	if o.t == nil {
+		return r
+	}
+	return o.t.keepFailure(r)
+}
+
 // adopt gives the empty output the layout and storage of r, the op's
 // result, cast to the output's dtype (PyTorch resizes an empty out).
 func (o Out) adopt(r *Tensor) *Tensor {
@@ -94,18 +104,18 @@ func (o Out) adopt(r *Tensor) *Tensor {
 func (o Out) unary(op kernel.OpID, x *Tensor, mode int, scalars ...kernel.Scalar) *Tensor {
 	dev, err := o.check(op, x)
 	if err != nil {
-		return failed(err)
+		return o.keep(failed(err))
 	}
-	return o.run(unaryCall(op, dev, x, mode, scalars))
+	return o.keep(o.run(unaryCall(op, dev, x, mode, scalars)))
 }
 
 // binary writes a two-tensor op into the output.
 func (o Out) binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
 	dev, err := o.check(op, a, b)
 	if err != nil {
-		return failed(err)
+		return o.keep(failed(err))
 	}
-	return o.run(binaryCall(op, dev, a, b, mode, alpha))
+	return o.keep(o.run(binaryCall(op, dev, a, b, mode, alpha)))
 }
 
 // tensors writes an op of several tensors into the output; set fills in
@@ -113,13 +123,13 @@ func (o Out) binary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar)
 func (o Out) tensors(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tensor {
 	dev, err := o.check(op, ts...)
 	if err != nil {
-		return failed(err)
+		return o.keep(failed(err))
 	}
 	c, err := opCall(op, dev, set, ts)
 	if err != nil {
-		return failed(err)
+		return o.keep(failed(err))
 	}
-	return o.run(c)
+	return o.keep(o.run(c))
 }
 
 // product writes a matrix product into the output, whose dtype must be the
@@ -127,8 +137,8 @@ func (o Out) tensors(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tens
 func (o Out) product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
 	if o.t != nil && o.t.err == nil && firstErr(ts...) == nil {
 		if d := ts[len(ts)-1].dtype; o.t.dtype != d {
-			return failed(o.t.opError(op.String(), kernel.ErrDType, "Expected out tensor to have dtype %s, but got %s instead",
-				strings.ToLower(kernel.PyName(d)), strings.ToLower(kernel.PyName(o.t.dtype))))
+			return o.keep(failed(o.t.opError(op.String(), kernel.ErrDType, "Expected out tensor to have dtype %s, but got %s instead",
+				strings.ToLower(kernel.PyName(d)), strings.ToLower(kernel.PyName(o.t.dtype)))))
 		}
 	}
 	return o.tensors(op, func(c *kernel.Call) error {
@@ -146,21 +156,23 @@ func (o Out) Lerp(start, end, weight *Tensor) *Tensor {
 }
 
 // Clamp writes x.Clamp(lo, hi) into the output.
-func (o Out) Clamp(x *Tensor, lo, hi any) *Tensor { return x.clampWith(o.unary, "clamp", lo, hi) }
+func (o Out) Clamp(x *Tensor, lo, hi any) *Tensor {
+	return o.keep(x.clampWith(o.unary, "clamp", lo, hi))
+}
 
 // NanToNum writes x.NanToNum(nan, posinf, neginf) into the output.
 func (o Out) NanToNum(x *Tensor, nan float64, posinf, neginf *float64) *Tensor {
-	return x.nanToNumWith(o.unary, nan, posinf, neginf)
+	return o.keep(x.nanToNumWith(o.unary, nan, posinf, neginf))
 }
 
 // Tril writes x.Tril(diagonal) into the output.
 func (o Out) Tril(x *Tensor, diagonal int) *Tensor {
-	return x.triangleWith(o.Where, "tril", diagonal, true)
+	return o.keep(x.triangleWith(o.Where, "tril", diagonal, true))
 }
 
 // Triu writes x.Triu(diagonal) into the output.
 func (o Out) Triu(x *Tensor, diagonal int) *Tensor {
-	return x.triangleWith(o.Where, "triu", diagonal, false)
+	return o.keep(x.triangleWith(o.Where, "triu", diagonal, false))
 }
 
 // Mm writes a.Mm(b) into the output.
@@ -173,7 +185,7 @@ func (o Out) Bmm(a, b *Tensor) *Tensor { return o.product(kernel.OpBmm, one, one
 func (o Out) Addmm(input, a, b *Tensor, beta, alpha any) *Tensor {
 	bs, as, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return failed(err)
+		return o.keep(failed(err))
 	}
 	return o.product(kernel.OpAddmm, bs, as, input, a, b)
 }

@@ -84,58 +84,100 @@ func failed(err error) *Tensor { return &Tensor{err: err} }
 // chain that led to it; nil for a valid tensor.
 func (t *Tensor) Err() error {
 	if t == nil {
-		return kernel.Errorf(kernel.ErrArgument, "nil tensor")
+		return nilTensor("err")
 	}
 	return t.err
 }
 
-// DType is the element type.
-func (t *Tensor) DType() DType { return t.dtype }
+// DType is the element type (float32 for a nil tensor).
+func (t *Tensor) DType() DType {
+	if t == nil {
+		return Float32
+	}
+	return t.dtype
+}
 
-// Device is where the data lives.
+// Device is where the data lives (the CPU for a nil or failed tensor).
 func (t *Tensor) Device() Device {
-	if t.storage == nil {
+	if t == nil || t.storage == nil {
 		return device.CPUDevice
 	}
 	return t.storage.Device()
 }
 
-// Shape is the size of each dimension (PyTorch's size()). The caller must
-// not modify it.
-func (t *Tensor) Shape() []int { return t.shape }
-
-// Size is the size of dimension dim (negative dims count from the end), or
-// -1 when dim is out of range.
-func (t *Tensor) Size(dim int) int {
-	d, err := kernel.NormalizeDim(dim, len(t.shape))
-	if err != nil || len(t.shape) == 0 {
-		return -1
+// Shape is the size of each dimension (PyTorch's size()): a copy, which
+// the caller may change freely. A nil or failed tensor has no dims.
+func (t *Tensor) Shape() []int {
+	if t == nil {
+		return []int{}
 	}
-	return t.shape[d]
+	return append([]int{}, t.shape...)
 }
 
-// Stride is the stride of each dimension in elements. The caller must not
-// modify it.
-func (t *Tensor) Stride() []int { return t.strides }
+// Size is the size of dimension dim (negative dims count from the end). A
+// dim out of range is an error with PyTorch's message, as is a nil or
+// failed tensor.
+func (t *Tensor) Size(dim int) (int, error) {
+	if t == nil {
+		return 0, nilTensor("size")
+	}
+	if t.err != nil {
+		return 0, t.err
+	}
+	if len(t.shape) == 0 {
+		return 0, t.opError("size", ErrArgument, "dimension specified as %d but tensor has no dimensions", dim)
+	}
+	d, err := t.dim("size", dim)
+	if err != nil {
+		return 0, err
+	}
+	return t.shape[d], nil
+}
+
+// Stride is the stride of each dimension in elements: a copy, which the
+// caller may change freely.
+func (t *Tensor) Stride() []int {
+	if t == nil {
+		return []int{}
+	}
+	return append([]int{}, t.strides...)
+}
 
 // StorageOffset is the index of the first element in the storage.
-func (t *Tensor) StorageOffset() int { return t.offset }
+func (t *Tensor) StorageOffset() int {
+	if t == nil {
+		return 0
+	}
+	return t.offset
+}
 
-// Dim is the number of dimensions.
-func (t *Tensor) Dim() int { return len(t.shape) }
+// Dim is the number of dimensions (0 for a nil tensor).
+func (t *Tensor) Dim() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.shape)
+}
 
-// Numel is the number of elements.
-func (t *Tensor) Numel() int { return kernel.Numel(t.shape) }
+// Numel is the number of elements (0 for a nil or failed tensor).
+func (t *Tensor) Numel() int {
+	if t == nil || t.err != nil {
+		return 0
+	}
+	return kernel.Numel(t.shape)
+}
 
 // ElementSize is the size of one element in bytes.
-func (t *Tensor) ElementSize() int { return t.dtype.ItemSize() }
+func (t *Tensor) ElementSize() int { return t.DType().ItemSize() }
 
 // IsContiguous reports whether the elements are laid out in row-major order
 // without gaps.
-func (t *Tensor) IsContiguous() bool { return kernel.IsContiguous(t.shape, t.strides) }
+func (t *Tensor) IsContiguous() bool {
+	return t != nil && kernel.IsContiguous(t.shape, t.strides)
+}
 
 // IsFloatingPoint reports whether the dtype is a floating one.
-func (t *Tensor) IsFloatingPoint() bool { return t.dtype.IsFloatingPoint() }
+func (t *Tensor) IsFloatingPoint() bool { return t.DType().IsFloatingPoint() }
 
 // IsMeta reports whether the tensor lives on the meta device.
 func (t *Tensor) IsMeta() bool { return t.Device().Type == device.Meta }
@@ -143,15 +185,26 @@ func (t *Tensor) IsMeta() bool { return t.Device().Type == device.Meta }
 // Storage is the storage the tensor views, typed by its dtype, as
 // PyTorch's Tensor.storage(). Two tensors share memory when their
 // storages' Untyped() are the same.
-func (t *Tensor) Storage() TypedStorage { return TypedStorage{untyped: t.storage, dtype: t.dtype} }
+func (t *Tensor) Storage() TypedStorage {
+	if t == nil {
+		return TypedStorage{dtype: Float32}
+	}
+	return TypedStorage{untyped: t.storage, dtype: t.dtype}
+}
 
-// UntypedStorage is the bytes the tensor views.
-func (t *Tensor) UntypedStorage() *UntypedStorage { return t.storage }
+// UntypedStorage is the bytes the tensor views (nil for a nil or failed
+// tensor).
+func (t *Tensor) UntypedStorage() *UntypedStorage {
+	if t == nil {
+		return nil
+	}
+	return t.storage
+}
 
 // Version counts the in-place writes to the tensor's storage (PyTorch's
 // Tensor._version).
 func (t *Tensor) Version() int64 {
-	if t.storage == nil {
+	if t == nil || t.storage == nil {
 		return 0
 	}
 	return t.storage.Version()
@@ -159,16 +212,19 @@ func (t *Tensor) Version() int64 {
 
 // IsShared reports whether the tensor's storage is in shared memory (or a
 // file mapped shared).
-func (t *Tensor) IsShared() bool { return t.storage != nil && t.storage.IsShared() }
+func (t *Tensor) IsShared() bool { return t != nil && t.storage != nil && t.storage.IsShared() }
 
 // ShareMemory_ moves the tensor's storage into shared memory (see
 // UntypedStorage.ShareMemory_) and returns t.
 func (t *Tensor) ShareMemory_() *Tensor {
+	if t == nil {
+		return failed(nilTensor("share_memory_"))
+	}
 	if t.err != nil {
 		return t
 	}
 	if err := t.storage.ShareMemory_(); err != nil {
-		return failed(err)
+		return t.keepFailure(failed(err))
 	}
 	return t
 }
@@ -189,6 +245,9 @@ func (t *Tensor) Release() {
 // work is done (PyTorch's Tensor.record_stream). It does nothing for memory
 // that is not on an NPU.
 func (t *Tensor) RecordStream(s *npu.Stream) error {
+	if t == nil {
+		return nilTensor("record_stream")
+	}
 	if t.err != nil {
 		return t.err
 	}
@@ -201,6 +260,9 @@ func (t *Tensor) RecordStream(s *npu.Stream) error {
 // DataPtr is the address of the first element for CPU tensors, the device
 // address for NPU tensors, and an error for meta tensors (which have no data).
 func (t *Tensor) DataPtr() (uintptr, error) {
+	if t == nil {
+		return 0, nilTensor("data_ptr")
+	}
 	if t.err != nil {
 		return 0, t.err
 	}
@@ -218,11 +280,14 @@ func (t *Tensor) DataPtr() (uintptr, error) {
 }
 
 // RequiresGrad reports whether gradients are recorded for the tensor.
-func (t *Tensor) RequiresGrad() bool { return t.requiresGrad }
+func (t *Tensor) RequiresGrad() bool { return t != nil && t.requiresGrad }
 
 // RequiresGrad_ sets whether gradients are recorded, in place, and returns t.
 // Only floating-point tensors may require gradients.
 func (t *Tensor) RequiresGrad_(on bool) *Tensor {
+	if t == nil {
+		return failed(nilTensor("requires_grad_"))
+	}
 	if t.err != nil {
 		return t
 	}

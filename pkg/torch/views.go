@@ -438,7 +438,7 @@ func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
 		total += s
 	}
 	if t.Dim() == 0 || total != t.shape[d] {
-		return nil, t.fail("split_with_sizes", kernel.Errorf(ErrShape, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", t.Size(d), d, sizes)).err
+		return nil, t.fail("split_with_sizes", kernel.Errorf(ErrShape, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", t.shape[d], d, sizes)).err
 	}
 	out := make([]*Tensor, len(sizes))
 	start := 0
