@@ -67,9 +67,9 @@ func (d Device) String() string {
 
 // Parse reads a device name: "cpu", "meta", "npu", "npu:N", and the older
 // names "ascend" and "ascend:N" for NPUs. A CPU or meta device takes no index
-// other than 0.
+// other than 0. As in PyTorch, names are lower case and take no spaces.
 func Parse(s string) (Device, error) {
-	name, idx, hasIdx := strings.Cut(strings.TrimSpace(s), ":")
+	name, idx, hasIdx := strings.Cut(s, ":")
 	index := -1
 	if hasIdx {
 		n, err := strconv.Atoi(idx)
@@ -78,7 +78,7 @@ func Parse(s string) (Device, error) {
 		}
 		index = n
 	}
-	switch strings.ToLower(name) {
+	switch name { // as PyTorch: no spaces, lower case only
 	case "cpu":
 		if index > 0 {
 			return Device{}, fmt.Errorf("device: invalid device string %q: cpu has only index 0", s)
