@@ -224,7 +224,9 @@ type saved struct {
 	output  bool // t is the output of the op that saved it
 }
 
-func save(t *Tensor) saved { return saved{t: t, version: t.storage.Version()} }
+// save keeps t for a backward pass; t may be the failed output of an op
+// (which then records nothing: newNode skips failed outputs).
+func save(t *Tensor) saved { return saved{t: t, version: t.Version()} }
 
 func saveOutput(t *Tensor) saved { s := save(t); s.output = true; return s }
 
