@@ -43,13 +43,13 @@ func fans(t *torch.Tensor) (in, out int, err error) {
 	return s[1] * receptive, s[0] * receptive, nil
 }
 
-// fill runs f on t without recording, giving t the error of a bad argument.
+// fill runs f (the init op) on t without recording, giving t the error of a bad argument.
 // On a device without random kernels (an NPU) the values are drawn on the
 // host, from the same generator, and copied: a seeded model starts with the
 // same weights on every device.
-func fill(t *torch.Tensor, err error, f func(x *torch.Tensor) *torch.Tensor) *torch.Tensor {
-	if t.Err() != nil {
-		return t
+func fill(op string, t *torch.Tensor, err error, f func(x *torch.Tensor) *torch.Tensor) *torch.Tensor {
+	if e := inputErr(op, t); e != nil {
+		return torch.Failed(e)
 	}
 	if err != nil {
 		return torch.Failed(err)
@@ -73,17 +73,17 @@ func fill(t *torch.Tensor, err error, f func(x *torch.Tensor) *torch.Tensor) *to
 
 // Uniform_ fills t from U(a, b).
 func Uniform_(t *torch.Tensor, a, b float64, opts ...torch.Option) *torch.Tensor {
-	return fill(t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(a, b, opts...) })
+	return fill("uniform_", t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(a, b, opts...) })
 }
 
 // Normal_ fills t from N(mean, std^2).
 func Normal_(t *torch.Tensor, mean, std float64, opts ...torch.Option) *torch.Tensor {
-	return fill(t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(mean, std, opts...) })
+	return fill("normal_", t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(mean, std, opts...) })
 }
 
 // Constant_ fills t with v.
 func Constant_(t *torch.Tensor, v float64) *torch.Tensor {
-	return fill(t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Fill_(v) })
+	return fill("constant_", t, nil, func(x *torch.Tensor) *torch.Tensor { return x.Fill_(v) })
 }
 
 // Zeros_ fills t with zeros.
@@ -117,7 +117,7 @@ func KaimingUniform_(t *torch.Tensor, a float64, mode, nonlinearity string, opts
 		err = gerr
 	}
 	bound := gain * math.Sqrt(3/float64(fan))
-	return fill(t, err, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(-bound, bound, opts...) })
+	return fill("kaiming_uniform_", t, err, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(-bound, bound, opts...) })
 }
 
 // KaimingNormal_ fills t from N(0, std^2) with std = gain/sqrt(fan).
@@ -128,7 +128,7 @@ func KaimingNormal_(t *torch.Tensor, a float64, mode, nonlinearity string, opts 
 		err = gerr
 	}
 	std := gain / math.Sqrt(float64(fan))
-	return fill(t, err, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(0, std, opts...) })
+	return fill("kaiming_normal_", t, err, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(0, std, opts...) })
 }
 
 // XavierUniform_ fills t from U(-b, b) with b = gain*sqrt(6/(fan_in+fan_out))
@@ -136,12 +136,12 @@ func KaimingNormal_(t *torch.Tensor, a float64, mode, nonlinearity string, opts 
 func XavierUniform_(t *torch.Tensor, gain float64, opts ...torch.Option) *torch.Tensor {
 	in, out, err := fans(t)
 	bound := gain * math.Sqrt(6/float64(in+out))
-	return fill(t, err, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(-bound, bound, opts...) })
+	return fill("xavier_uniform_", t, err, func(x *torch.Tensor) *torch.Tensor { return x.Uniform_(-bound, bound, opts...) })
 }
 
 // XavierNormal_ fills t from N(0, std^2) with std = gain*sqrt(2/(fan_in+fan_out)).
 func XavierNormal_(t *torch.Tensor, gain float64, opts ...torch.Option) *torch.Tensor {
 	in, out, err := fans(t)
 	std := gain * math.Sqrt(2/float64(in+out))
-	return fill(t, err, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(0, std, opts...) })
+	return fill("xavier_normal_", t, err, func(x *torch.Tensor) *torch.Tensor { return x.Normal_(0, std, opts...) })
 }

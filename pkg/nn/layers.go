@@ -15,9 +15,16 @@ type Sequential struct {
 // NewSequential chains modules.
 func NewSequential(modules ...Module) *Sequential { return &Sequential{Modules: modules} }
 
-// Forward applies each module to the output of the one before.
+// Forward applies each module to the output of the one before. A nil
+// module is an error.
 func (s *Sequential) Forward(x *torch.Tensor) *torch.Tensor {
-	for _, m := range s.Modules {
+	if s == nil {
+		return nilModule("sequential", "Sequential", x)
+	}
+	for i, m := range s.Modules {
+		if m == nil {
+			return torch.Failed(torch.NewError("sequential", torch.ErrArgument, []*torch.Tensor{x}, "module %d is nil", i))
+		}
 		x = m.Forward(x)
 	}
 	return x
@@ -25,17 +32,27 @@ func (s *Sequential) Forward(x *torch.Tensor) *torch.Tensor {
 
 // NamedParameters lists the modules' parameters under their positions.
 func (s *Sequential) NamedParameters() []Named {
+	if s == nil {
+		return nil
+	}
 	var out []Named
 	for i, m := range s.Modules {
-		out = append(out, prefixed(strconv.Itoa(i), m.NamedParameters())...)
+		if m != nil {
+			out = append(out, prefixed(strconv.Itoa(i), m.NamedParameters())...)
+		}
 	}
 	return out
 }
 
 // Train sets the mode of every module.
 func (s *Sequential) Train(on bool) {
+	if s == nil {
+		return
+	}
 	for _, m := range s.Modules {
-		m.Train(on)
+		if m != nil {
+			m.Train(on)
+		}
 	}
 }
 
@@ -45,8 +62,16 @@ type Func struct {
 	F    func(*torch.Tensor) *torch.Tensor
 }
 
-// Forward applies the function.
-func (f *Func) Forward(x *torch.Tensor) *torch.Tensor { return f.F(x) }
+// Forward applies the function; a Func without one is an error.
+func (f *Func) Forward(x *torch.Tensor) *torch.Tensor {
+	if f == nil {
+		return nilModule("forward", "Func", x)
+	}
+	if f.F == nil {
+		return torch.Failed(torch.NewError("forward", torch.ErrArgument, []*torch.Tensor{x}, "the Func module %q has no function F", f.Name))
+	}
+	return f.F(x)
+}
 
 // NamedParameters is empty.
 func (f *Func) NamedParameters() []Named { return nil }
@@ -96,7 +121,13 @@ func NewDropout(p float64) *Dropout { return &Dropout{P: p, training: true} }
 
 // Forward applies dropout.
 func (d *Dropout) Forward(x *torch.Tensor) *torch.Tensor {
-	if d.P < 0 || d.P > 1 {
+	if d == nil {
+		return nilModule("dropout", "Dropout", x)
+	}
+	if err := inputErr("dropout", x); err != nil {
+		return torch.Failed(err)
+	}
+	if !(d.P >= 0 && d.P <= 1) {
 		return torch.Failed(torch.NewError("dropout", torch.ErrArgument, []*torch.Tensor{x},
 			"dropout probability has to be between 0 and 1, but got %v", d.P))
 	}
@@ -114,4 +145,8 @@ func (d *Dropout) Forward(x *torch.Tensor) *torch.Tensor {
 func (d *Dropout) NamedParameters() []Named { return nil }
 
 // Train switches dropout on or off.
-func (d *Dropout) Train(on bool) { d.training = on }
+func (d *Dropout) Train(on bool) {
+	if d != nil {
+		d.training = on
+	}
+}

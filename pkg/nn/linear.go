@@ -29,10 +29,18 @@ func NewLinear(in, out int, opts ...torch.Option) *Linear {
 }
 
 // Forward applies the layer to x ([..., in]).
-func (l *Linear) Forward(x *torch.Tensor) *torch.Tensor { return torch.Linear(x, l.Weight, l.Bias) }
+func (l *Linear) Forward(x *torch.Tensor) *torch.Tensor {
+	if l == nil {
+		return nilModule("linear", "Linear", x)
+	}
+	return torch.Linear(x, l.Weight, l.Bias)
+}
 
-// NamedParameters lists weight and bias.
+// NamedParameters lists weight and bias (none for a nil layer).
 func (l *Linear) NamedParameters() []Named {
+	if l == nil {
+		return nil
+	}
 	ps := []Named{{"weight", l.Weight}}
 	if l.Bias != nil {
 		ps = append(ps, Named{"bias", l.Bias})

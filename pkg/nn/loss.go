@@ -1,15 +1,18 @@
 package nn
 
 import (
+	"errors"
 	"slices"
 
-	"errors"
-
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
 // The loss functions of torch.nn.functional. Each reduces over the batch
-// with the mean unless a LossOption says otherwise.
+// with the mean unless a LossOption says otherwise. Their inputs and
+// options are checked as PyTorch checks them: a nil or failed input, an
+// unknown reduction, an option out of its range, a class weight of the
+// wrong size, dtype or device is an error the returned tensor carries.
 
 // Reduction says how a loss combines the per-element losses.
 type Reduction int
@@ -31,7 +34,8 @@ type lossConfig struct {
 	beta           float64
 }
 
-// LossOption sets an option of a loss function.
+// LossOption sets an option of a loss function. A nil LossOption sets
+// nothing.
 type LossOption func(*lossConfig)
 
 // WithReduction chooses Mean (the default), Sum or None.
@@ -45,7 +49,8 @@ func WithWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.wei
 // gradient (default -100).
 func WithIgnoreIndex(i int64) LossOption { return func(c *lossConfig) { c.ignoreIndex = i } }
 
-// WithLabelSmoothing mixes the target with the uniform distribution by eps.
+// WithLabelSmoothing mixes the target with the uniform distribution by eps,
+// in [0, 1] (CrossEntropy).
 func WithLabelSmoothing(eps float64) LossOption {
 	return func(c *lossConfig) { c.labelSmoothing = eps }
 }
@@ -53,15 +58,63 @@ func WithLabelSmoothing(eps float64) LossOption {
 // WithPosWeight weights the positive examples of BCEWithLogits per class.
 func WithPosWeight(w *torch.Tensor) LossOption { return func(c *lossConfig) { c.posWeight = w } }
 
-// WithBeta sets the threshold of SmoothL1 (default 1) or the delta of Huber.
+// WithBeta sets the threshold of SmoothL1 (default 1, at least 0) or the
+// delta of Huber (default 1, above 0).
 func WithBeta(beta float64) LossOption { return func(c *lossConfig) { c.beta = beta } }
 
-func configure(opts []LossOption) lossConfig {
+// configure reads the options of the loss op over the tensors ins (nil
+// weights stand for none) and checks what every loss checks: no input nil
+// or failed, a known reduction.
+func configure(op string, opts []LossOption, ins ...*torch.Tensor) (lossConfig, error) {
 	c := lossConfig{ignoreIndex: -100, beta: 1}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
 	}
-	return c
+	if err := inputErr(op, ins...); err != nil {
+		return c, err
+	}
+	for _, w := range []*torch.Tensor{c.weight, c.posWeight} {
+		if w != nil && w.Err() != nil {
+			return c, w.Err()
+		}
+	}
+	if c.reduction != Mean && c.reduction != Sum && c.reduction != None {
+		return c, torch.NewError(op, torch.ErrArgument, ins, "%d is not a valid value for reduction: expected Mean, Sum or None", c.reduction)
+	}
+	return c, nil
+}
+
+// checkFloat refuses inputs whose promoted dtype is not floating, as
+// PyTorch's loss kernels do.
+func checkFloat(op string, a, b *torch.Tensor) error {
+	if dt := torch.PromoteTypes(a.DType(), b.DType()); !dt.IsFloatingPoint() {
+		return torch.NewError(op, torch.ErrDType, []*torch.Tensor{a, b}, "%q not implemented for '%s'", op, kernel.PyName(dt))
+	}
+	return nil
+}
+
+// checkClassWeight checks the weight of classes along dim of input x: one
+// per class, of x's dtype and device.
+func (c *lossConfig) checkClassWeight(op string, x *torch.Tensor, dim int) error {
+	w := c.weight
+	if w == nil {
+		return nil
+	}
+	ins := []*torch.Tensor{x, w}
+	classes := dimOr(x.Shape(), dim)
+	switch {
+	case w.Dim() != 1 || w.Numel() != classes:
+		return torch.NewError(op, torch.ErrShape, ins, "weight tensor should be defined either for all %d classes or no classes "+
+			"but got weight tensor of shape: %v", classes, w.Shape())
+	case w.DType() != x.DType():
+		return torch.NewError(op, torch.ErrDType, ins, "expected scalar type %s but found %s", kernel.PyName(x.DType()), kernel.PyName(w.DType()))
+	case w.Device() != x.Device():
+		return torch.NewError(op, torch.ErrDevice, ins, "Expected all tensors to be on the same device, but found at least two devices, %v and %v",
+			x.Device(), w.Device())
+	}
+	return nil
 }
 
 // reduce applies the reduction to per-element losses l.
@@ -80,18 +133,21 @@ func (c *lossConfig) reduce(l *torch.Tensor) *torch.Tensor {
 // [N, d...], or 0-dim), as F.nll_loss: the mean over non-ignored elements
 // is weighted by the targets' class weights.
 func NLL(logp, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	c, err := configure("nll_loss", opts, logp, target)
+	if err != nil {
+		return torch.Failed(err)
+	}
 	return c.nll(logp, target)
 }
 
 func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
-	if err := firstErr(logp, target, c.weight); err != nil {
-		return torch.Failed(err)
-	}
 	ins := []*torch.Tensor{logp, target}
+	if !logp.DType().IsFloatingPoint() {
+		return torch.Failed(torch.NewError("nll_loss", torch.ErrDType, ins, "\"nll_loss\" not implemented for '%s'", kernel.PyName(logp.DType())))
+	}
 	if target.DType() != torch.Int64 {
 		return torch.Failed(torch.NewError("nll_loss", torch.ErrDType, ins,
-			"expected scalar type Long but found %s", target.DType()))
+			"expected scalar type Long but found %s", kernel.PyName(target.DType())))
 	}
 	ls, ts := logp.Shape(), target.Shape()
 	batched := len(ls) >= 2
@@ -102,6 +158,9 @@ func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
 	}
 	if !batched { // a single sample: [C] and a 0-dim target
 		logp, target = logp.Unsqueeze(0), target.Unsqueeze(0)
+	}
+	if err := c.checkClassWeight("nll_loss", logp, 1); err != nil {
+		return torch.Failed(err)
 	}
 	classes := logp.Shape()[1]
 	valid := target.NeScalar(c.ignoreIndex)
@@ -142,15 +201,26 @@ func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
 // floating point and shaped as logits, as F.cross_entropy (label smoothing
 // and class weights included).
 func CrossEntropy(logits, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
-	if err := firstErr(logits, target, c.weight); err != nil {
+	const op = "cross_entropy"
+	c, err := configure(op, opts, logits, target)
+	if err != nil {
 		return torch.Failed(err)
+	}
+	if ls := c.labelSmoothing; !(ls >= 0 && ls <= 1) {
+		return torch.Failed(torch.NewError(op, torch.ErrArgument, []*torch.Tensor{logits, target},
+			"label_smoothing must be between 0.0 and 1.0. Got: %v", ls))
 	}
 	dim := 1
 	if logits.Dim() == 1 {
 		dim = 0
 	}
 	logp := logits.LogSoftmax(dim)
+	if logp.Err() != nil {
+		return logp
+	}
+	if err := c.checkClassWeight(op, logp, dim); err != nil {
+		return torch.Failed(err)
+	}
 	if target.DType().IsFloatingPoint() {
 		return c.softCrossEntropy(logp, target, dim)
 	}
@@ -203,19 +273,38 @@ func (c *lossConfig) softCrossEntropy(logp, target *torch.Tensor, dim int) *torc
 
 // MSE is the mean squared error between input and target (broadcast).
 func MSE(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	c, err := configure("mse_loss", opts, input, target)
+	if err == nil {
+		err = checkFloat("mse_loss", input, target)
+	}
+	if err != nil {
+		return torch.Failed(err)
+	}
 	return c.reduce(input.Sub(target).Square())
 }
 
 // L1 is the mean absolute error.
 func L1(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	c, err := configure("l1_loss", opts, input, target)
+	if err != nil {
+		return torch.Failed(err)
+	}
 	return c.reduce(input.Sub(target).Abs())
 }
 
 // SmoothL1 is 0.5 d^2/beta where |d| < beta, else |d| - 0.5 beta.
 func SmoothL1(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	const op = "smooth_l1_loss"
+	c, err := configure(op, opts, input, target)
+	if err == nil {
+		err = checkFloat(op, input, target)
+	}
+	if err == nil && !(c.beta >= 0) {
+		err = torch.NewError(op, torch.ErrArgument, []*torch.Tensor{input, target}, "smooth_l1_loss does not support negative values for beta.")
+	}
+	if err != nil {
+		return torch.Failed(err)
+	}
 	d := input.Sub(target).Abs()
 	if c.beta == 0 {
 		return c.reduce(d)
@@ -225,15 +314,33 @@ func SmoothL1(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
 
 // Huber is 0.5 d^2 where |d| < delta (WithBeta), else delta(|d| - 0.5 delta).
 func Huber(input, target *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	const op = "huber_loss"
+	c, err := configure(op, opts, input, target)
+	if err == nil {
+		err = checkFloat(op, input, target)
+	}
+	if err == nil && !(c.beta > 0) {
+		err = torch.NewError(op, torch.ErrArgument, []*torch.Tensor{input, target}, "huber_loss does not support non-positive values for delta.")
+	}
+	if err != nil {
+		return torch.Failed(err)
+	}
 	d := input.Sub(target).Abs()
 	return c.reduce(torch.Where(d.LtScalar(c.beta), d.Square().MulScalar(0.5), d.SubScalar(0.5*c.beta).MulScalar(c.beta)))
 }
 
-// BCE is the binary cross-entropy of probabilities p against targets y,
-// with PyTorch's clamp of the logarithms at -100.
+// BCE is the binary cross-entropy of probabilities p against targets y of
+// p's shape and dtype, with PyTorch's clamp of the logarithms at -100.
+// Every element of p must lie in [0, 1] (checked on devices with data).
 func BCE(p, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	const op = "binary_cross_entropy"
+	c, err := configure(op, opts, p, y)
+	if err == nil {
+		err = checkBCE(op, p, y)
+	}
+	if err != nil {
+		return torch.Failed(err)
+	}
 	logp := p.Log().Clamp(-100, nil)
 	log1mp := p.Neg().Log1p().Clamp(-100, nil)
 	l := y.Mul(logp).Add(y.Neg().AddScalar(1).Mul(log1mp)).Neg()
@@ -243,9 +350,47 @@ func BCE(p, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
 	return c.reduce(l)
 }
 
-// BCEWithLogits is BCE of sigmoid(x), computed stably from the logits x.
+// checkBCE checks BCE's probabilities p and targets y.
+func checkBCE(op string, p, y *torch.Tensor) error {
+	ins := []*torch.Tensor{p, y}
+	switch {
+	case !slices.Equal(p.Shape(), y.Shape()):
+		return torch.NewError(op, torch.ErrShape, ins, "Using a target size (%v) that is different to the input size (%v) is deprecated. "+
+			"Please ensure they have the same size.", y.Shape(), p.Shape())
+	case !p.DType().IsFloatingPoint():
+		return torch.NewError(op, torch.ErrDType, ins, "\"binary_cross_entropy\" not implemented for '%s'", kernel.PyName(p.DType()))
+	case y.DType() != p.DType():
+		return torch.NewError(op, torch.ErrDType, ins, "Found dtype %s but expected %s", kernel.PyName(y.DType()), kernel.PyName(p.DType()))
+	case p.IsMeta() || p.Numel() == 0:
+		return nil
+	}
+	inRange, err := p.GeScalar(0).LogicalAnd(p.LeScalar(1)).All().ItemBool()
+	if errors.Is(err, torch.ErrNotImplemented) {
+		return nil // a device without these ops: its kernels' own checks apply
+	}
+	if err != nil {
+		return err
+	}
+	if !inRange {
+		return torch.NewError(op, torch.ErrArgument, ins, "all elements of input should be between 0 and 1")
+	}
+	return nil
+}
+
+// BCEWithLogits is BCE of sigmoid(x), computed stably from the logits x,
+// against targets y of x's shape.
 func BCEWithLogits(x, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
-	c := configure(opts)
+	const op = "binary_cross_entropy_with_logits"
+	c, err := configure(op, opts, x, y)
+	if err == nil && !slices.Equal(x.Shape(), y.Shape()) {
+		err = torch.NewError(op, torch.ErrShape, []*torch.Tensor{x, y}, "Target size (%v) must be the same as input size (%v)", y.Shape(), x.Shape())
+	}
+	if err == nil {
+		err = checkFloat(op, x, y)
+	}
+	if err != nil {
+		return torch.Failed(err)
+	}
 	// (1-y) x + (1 + (pw-1) y) softplus(-x), softplus(-x) = log(1+e^-|x|) + max(-x, 0).
 	sp := x.Abs().Neg().Exp().Log1p().Add(x.Neg().Clamp(0, nil))
 	var l *torch.Tensor
@@ -281,15 +426,6 @@ func classWeights(w *torch.Tensor, ndim, dim int) *torch.Tensor {
 	}
 	shape[dim] = w.Numel()
 	return w.View(shape...)
-}
-
-func firstErr(ts ...*torch.Tensor) error {
-	for _, t := range ts {
-		if t != nil && t.Err() != nil {
-			return t.Err()
-		}
-	}
-	return nil
 }
 
 func dimOr(shape []int, i int) int {

@@ -30,14 +30,20 @@ type Named struct {
 // Parameter makes t a parameter: a leaf that requires gradients (t itself
 // when it is one already, else a detached view of its data).
 func Parameter(t *torch.Tensor) *torch.Tensor {
-	if t.Err() == nil && t.IsLeaf() && t.RequiresGrad() {
+	if err := inputErr("parameter", t); err != nil {
+		return torch.Failed(err)
+	}
+	if t.IsLeaf() && t.RequiresGrad() {
 		return t
 	}
 	return t.Detach().RequiresGrad_(true)
 }
 
-// Parameters lists m's parameters in order.
+// Parameters lists m's parameters in order (none for a nil m).
 func Parameters(m Module) []*torch.Tensor {
+	if m == nil {
+		return nil
+	}
 	named := m.NamedParameters()
 	out := make([]*torch.Tensor, len(named))
 	for i, p := range named {
@@ -49,13 +55,41 @@ func Parameters(m Module) []*torch.Tensor {
 // ZeroGrad drops the gradients of m's parameters (PyTorch's
 // zero_grad(set_to_none=True)).
 func ZeroGrad(m Module) {
+	if m == nil {
+		return
+	}
 	for _, p := range m.NamedParameters() {
-		p.Tensor.SetGrad(nil)
+		if p.Tensor != nil {
+			_ = p.Tensor.SetGrad(nil) // clearing cannot fail
+		}
 	}
 }
 
 // Eval is m.Train(false).
-func Eval(m Module) { m.Train(false) }
+func Eval(m Module) {
+	if m != nil {
+		m.Train(false)
+	}
+}
+
+// inputErr is the error that stops op before any work: for a nil tensor
+// among ts, or the error the first failed one carries.
+func inputErr(op string, ts ...*torch.Tensor) error {
+	for _, t := range ts {
+		if t == nil {
+			return torch.NewError(op, torch.ErrArgument, nil, "expected a Tensor but got nil")
+		}
+		if err := t.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nilModule is the result of the Forward of a nil module of type name.
+func nilModule(op, name string, x *torch.Tensor) *torch.Tensor {
+	return torch.Failed(torch.NewError(op, torch.ErrArgument, []*torch.Tensor{x}, "the %s module is nil", name))
+}
 
 // prefixed names children's parameters under prefix.
 func prefixed(prefix string, ps []Named) []Named {
@@ -66,9 +100,13 @@ func prefixed(prefix string, ps []Named) []Named {
 	return out
 }
 
-// StateDict maps parameter names to their tensors (no copies).
+// StateDict maps parameter names to their tensors (no copies); it is empty
+// for a nil m.
 func StateDict(m Module) map[string]*torch.Tensor {
 	out := map[string]*torch.Tensor{}
+	if m == nil {
+		return out
+	}
 	for _, p := range m.NamedParameters() {
 		out[p.Name] = p.Tensor
 	}
@@ -80,6 +118,9 @@ func StateDict(m Module) map[string]*torch.Tensor {
 // be present with its shape, and sd must have no other names, as PyTorch's
 // load_state_dict(strict=True).
 func LoadStateDict(m Module, sd map[string]*torch.Tensor) error {
+	if m == nil {
+		return torch.NewError("load_state_dict", torch.ErrArgument, nil, "the module is nil")
+	}
 	params := m.NamedParameters()
 	known := map[string]bool{}
 	var missing, mismatched []string
@@ -90,7 +131,7 @@ func LoadStateDict(m Module, sd map[string]*torch.Tensor) error {
 			missing = append(missing, p.Name)
 			continue
 		}
-		if err := src.Err(); err != nil {
+		if err := inputErr("load_state_dict", src); err != nil {
 			return fmt.Errorf("load_state_dict: %s: %w", p.Name, err)
 		}
 		if !slices.Equal(src.Shape(), p.Tensor.Shape()) {

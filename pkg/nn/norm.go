@@ -23,10 +23,17 @@ func NewLayerNorm(shape []int, opts ...torch.Option) *LayerNorm {
 
 // Forward normalises x.
 func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
-	if x.Err() != nil {
-		return x
+	if l == nil {
+		return nilModule("layer_norm", "LayerNorm", x)
+	}
+	if err := inputErr("layer_norm", x); err != nil {
+		return torch.Failed(err)
 	}
 	n, s := len(l.Shape), x.Shape()
+	if n == 0 {
+		return torch.Failed(torch.NewError("layer_norm", torch.ErrShape, []*torch.Tensor{x}, "Expected normalized_shape to be at least "+
+			"1-dimensional, i.e., containing at least one element, but got normalized_shape = []"))
+	}
 	if len(s) < n || !slices.Equal(s[len(s)-n:], l.Shape) {
 		return torch.Failed(torch.NewError("layer_norm", torch.ErrShape, []*torch.Tensor{x},
 			"Given normalized_shape=%v, expected input with shape [*, %v], but got input of size%v", l.Shape, l.Shape, s))
@@ -49,6 +56,9 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 
 // NamedParameters lists weight and bias.
 func (l *LayerNorm) NamedParameters() []Named {
+	if l == nil {
+		return nil
+	}
 	var ps []Named
 	if l.Weight != nil {
 		ps = append(ps, Named{"weight", l.Weight})
@@ -75,10 +85,20 @@ func NewEmbedding(num, dim int, opts ...torch.Option) *Embedding {
 }
 
 // Forward looks up the rows named by the indices x.
-func (e *Embedding) Forward(x *torch.Tensor) *torch.Tensor { return torch.Embedding(x, e.Weight) }
+func (e *Embedding) Forward(x *torch.Tensor) *torch.Tensor {
+	if e == nil {
+		return nilModule("embedding", "Embedding", x)
+	}
+	return torch.Embedding(x, e.Weight)
+}
 
-// NamedParameters lists the weight.
-func (e *Embedding) NamedParameters() []Named { return []Named{{"weight", e.Weight}} }
+// NamedParameters lists the weight (none for a nil table).
+func (e *Embedding) NamedParameters() []Named {
+	if e == nil {
+		return nil
+	}
+	return []Named{{"weight", e.Weight}}
+}
 
 // Train does nothing.
 func (e *Embedding) Train(bool) {}

@@ -42,14 +42,16 @@ func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
 // Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN.
 func (t *Tensor) Clamp(lo, hi any) *Tensor { return t.clampWith(unary, "clamp", lo, hi) }
 
-// Clamp_ is Clamp in place; it returns t.
-func (t *Tensor) Clamp_(lo, hi any) *Tensor { return t.clampWith(unaryInPlace, "clamp_", lo, hi) }
+// Clamp_ is Clamp in place; it returns t (carrying the error of a failure).
+func (t *Tensor) Clamp_(lo, hi any) *Tensor {
+	return t.keepFailure(t.clampWith(unaryInPlace, "clamp_", lo, hi))
+}
 
 // clampWith runs clamp of t with the bounds lo and hi through run (the
 // allocating, in-place or out= form of a one-input op).
 func (t *Tensor) clampWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scalar) *Tensor, name string, lo, hi any) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(name, t); err != nil {
+		return failed(err)
 	}
 	mode, s, err := clampBounds(lo, hi)
 	if err != nil {
@@ -82,6 +84,9 @@ func clampBounds(lo, hi any) (int, [2]kernel.Scalar, error) {
 
 // ClampTensor limits t elementwise to [lo, hi] given as tensors (nil: absent).
 func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
+	if err := inputErr("clamp", t); err != nil {
+		return failed(err)
+	}
 	switch {
 	case lo == nil && hi == nil:
 		return t.fail("clamp", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
@@ -93,11 +98,15 @@ func (t *Tensor) ClampTensor(lo, hi *Tensor) *Tensor {
 	return runOp(kernel.OpClampTensor, nil, t, lo, hi)
 }
 
-// ClampTensor_ is ClampTensor in place; it returns t.
+// ClampTensor_ is ClampTensor in place; it returns t (carrying the error
+// of a failure).
 func (t *Tensor) ClampTensor_(lo, hi *Tensor) *Tensor {
+	if err := inputErr("clamp_", t); err != nil {
+		return failed(err)
+	}
 	switch {
 	case lo == nil && hi == nil:
-		return t.fail("clamp_", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None"))
+		return t.keepFailure(t.fail("clamp_", kernel.Errorf(ErrArgument, "At least one of 'min' or 'max' must not be None")))
 	case hi == nil:
 		return binaryInPlace(kernel.OpMaximum, t, lo, nil, 0, kernel.Scalar{})
 	case lo == nil:
@@ -120,8 +129,8 @@ func (t *Tensor) NanToNum_(nan float64, posinf, neginf *float64) *Tensor {
 // nanToNumWith runs nan_to_num of t through run (the allocating, in-place
 // or out= form of a one-input op).
 func (t *Tensor) nanToNumWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scalar) *Tensor, nan float64, posinf, neginf *float64) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("nan_to_num", t); err != nil {
+		return failed(err)
 	}
 	hi := finfoMax(t.dtype)
 	p, n := hi, -hi
@@ -182,9 +191,14 @@ func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
 	return out
 }
 
-// MaskedFill_ is MaskedFill in place; it returns t.
+// MaskedFill_ is MaskedFill in place; it returns t (carrying the error of
+// a failure).
 func (t *Tensor) MaskedFill_(mask *Tensor, value any) *Tensor {
-	if err := firstErr(t, mask); err != nil {
+	return t.keepFailure(t.maskedFill_(mask, value))
+}
+
+func (t *Tensor) maskedFill_(mask *Tensor, value any) *Tensor {
+	if err := inputErr("masked_fill_", t, mask); err != nil {
 		return failed(err)
 	}
 	if err := t.checkWritable("masked_fill_"); err != nil {
@@ -211,7 +225,7 @@ func (t *Tensor) MaskedFill_(mask *Tensor, value any) *Tensor {
 
 // maskedFillCall builds the call of masked_fill.
 func maskedFillCall(t, mask *Tensor, value any) (*kernel.Call, error) {
-	if err := firstErr(t, mask); err != nil {
+	if err := inputErr("masked_fill", t, mask); err != nil {
 		return nil, err
 	}
 	s, err := kernel.ScalarOf(value)

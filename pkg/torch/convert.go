@@ -12,13 +12,12 @@ import (
 )
 
 // Copy_ copies src into t (broadcasting src, converting its dtype, across
-// devices) and returns t.
-func (t *Tensor) Copy_(src *Tensor) *Tensor {
-	if t.err != nil {
-		return t
-	}
-	if src.err != nil {
-		return src
+// devices) and returns t; when the copy fails, t carries the error.
+func (t *Tensor) Copy_(src *Tensor) *Tensor { return t.keepFailure(t.copy_(src)) }
+
+func (t *Tensor) copy_(src *Tensor) *Tensor {
+	if err := inputErr("copy_", t, src); err != nil {
+		return failed(err)
 	}
 	if err := t.checkWritable("copy_"); err != nil {
 		return failed(err)
@@ -133,8 +132,8 @@ func (t *Tensor) emptyLayout(dt DType, dev Device) *Tensor {
 // Clone returns a copy of t with its own storage (laid out as t when t is
 // dense, else contiguous).
 func (t *Tensor) Clone() *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("clone", t); err != nil {
+		return failed(err)
 	}
 	out := t.emptyLayout(t.dtype, t.Device())
 	if out.err != nil {
@@ -146,7 +145,10 @@ func (t *Tensor) Clone() *Tensor {
 
 // Contiguous returns t when it is contiguous, else a contiguous copy.
 func (t *Tensor) Contiguous() *Tensor {
-	if t.err != nil || t.IsContiguous() {
+	if err := inputErr("contiguous", t); err != nil {
+		return failed(err)
+	}
+	if t.IsContiguous() {
 		return t
 	}
 	m, err := kernel.Allocate(t.Device(), t.Numel()*t.dtype.ItemSize())
@@ -163,7 +165,10 @@ func (t *Tensor) Contiguous() *Tensor {
 // out-of-range values give what PyTorch gives on x86, anything to bool is
 // "not zero", float16 and bfloat16 round to nearest even.
 func (t *Tensor) ToDType(d DType) *Tensor {
-	if t.err != nil || t.dtype == d {
+	if err := inputErr("to", t); err != nil {
+		return failed(err)
+	}
+	if t.dtype == d {
 		return t
 	}
 	if !d.Valid() {
@@ -179,6 +184,9 @@ func (t *Tensor) ToDType(d DType) *Tensor {
 // To returns t on the device given by name ("cpu", "meta", "npu:0"); t itself
 // when it is there. Copying out of the meta device is an error (it has no data).
 func (t *Tensor) To(name string) (*Tensor, error) {
+	if err := inputErr("to", t); err != nil {
+		return nil, err
+	}
 	d, err := parseDevice(name)
 	if err != nil {
 		return nil, err
@@ -188,8 +196,8 @@ func (t *Tensor) To(name string) (*Tensor, error) {
 
 // ToDevice returns t on device d (t itself when it is there).
 func (t *Tensor) ToDevice(d Device) (*Tensor, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("to", t); err != nil {
+		return nil, err
 	}
 	if t.Device() == d {
 		return t, nil
@@ -252,8 +260,8 @@ func dtypeOfElement[T Element]() DType {
 // ToSlice returns t's elements in row-major order as a []T, converting them
 // to T's dtype as a cast does (int reads as int64).
 func ToSlice[T Element](t *Tensor) ([]T, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("tolist", t); err != nil {
+		return nil, err
 	}
 	if t.IsMeta() {
 		return nil, t.opError("tolist", ErrDevice, "Cannot copy out of meta tensor; no data!")
@@ -301,8 +309,8 @@ func (t *Tensor) ItemBool() (bool, error) {
 }
 
 func (t *Tensor) item(d DType) (uint64, error) {
-	if t.err != nil {
-		return 0, t.err
+	if err := inputErr("item", t); err != nil {
+		return 0, err
 	}
 	if t.Numel() != 1 {
 		return 0, t.opError("item", ErrShape, "a Tensor with %d elements cannot be converted to Scalar", t.Numel())
@@ -319,47 +327,97 @@ func (t *Tensor) item(d DType) (uint64, error) {
 }
 
 // Equal reports whether a and b have the same shape and the same elements
-// (torch.equal). A failed tensor is never equal.
+// (torch.equal; the dtypes may differ). It is false when they cannot be
+// compared (see EqualErr).
 func Equal(a, b *Tensor) bool {
-	if a.err != nil || b.err != nil || !slices.Equal(a.shape, b.shape) {
-		return false
+	eq, err := EqualErr(a, b)
+	return eq && err == nil
+}
+
+// EqualErr is Equal, with the error that kept a and b from being compared:
+// a nil or failed tensor, two devices, a meta tensor (which has no data).
+func EqualErr(a, b *Tensor) (bool, error) {
+	if err := comparable("equal", a, b); err != nil {
+		return false, err
 	}
-	if !a.dtype.IsFloatingPoint() && !b.dtype.IsFloatingPoint() {
-		x, err1 := ToSlice[int64](a)
-		y, err2 := ToSlice[int64](b)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
+	if !slices.Equal(a.shape, b.shape) {
+		return false, nil
 	}
-	return AllClose(a, b, 0, 0, false)
+	if a.dtype.IsFloatingPoint() || b.dtype.IsFloatingPoint() {
+		return allClose(a, b, 0, 0, false)
+	}
+	x, err := ToSlice[int64](a)
+	if err != nil {
+		return false, err
+	}
+	y, err := ToSlice[int64](b)
+	if err != nil {
+		return false, err
+	}
+	return slices.Equal(x, y), nil
 }
 
 // AllClose reports whether |a - b| <= atol + rtol*|b| elementwise, with a
-// and b broadcast together; NaNs are equal only when equalNaN.
+// and b broadcast together; NaNs are equal only when equalNaN. It is false
+// when they cannot be compared (see AllCloseErr).
 func AllClose(a, b *Tensor, rtol, atol float64, equalNaN bool) bool {
-	if a.err != nil || b.err != nil {
-		return false
+	ok, err := AllCloseErr(a, b, rtol, atol, equalNaN)
+	return ok && err == nil
+}
+
+// AllCloseErr is AllClose, with PyTorch's errors: a nil or failed tensor,
+// two dtypes, two devices, shapes that do not broadcast, a negative
+// tolerance, meta tensors (which have no data).
+func AllCloseErr(a, b *Tensor, rtol, atol float64, equalNaN bool) (bool, error) {
+	if err := comparable("allclose", a, b); err != nil {
+		return false, err
 	}
+	switch {
+	case a.dtype != b.dtype:
+		return false, pairError(ErrDType, "allclose", a, b, "%s did not match %s", kernel.PyName(a.dtype), kernel.PyName(b.dtype))
+	case !(rtol >= 0):
+		return false, pairError(ErrArgument, "allclose", a, b, "rtol must be greater than or equal to zero, but got %v", rtol)
+	case !(atol >= 0):
+		return false, pairError(ErrArgument, "allclose", a, b, "atol must be greater than or equal to zero, but got %v", atol)
+	}
+	return allClose(a, b, rtol, atol, equalNaN)
+}
+
+// comparable is the error that keeps op from reading a and b: a nil or
+// failed tensor, two devices, or the meta device.
+func comparable(op string, a, b *Tensor) error {
+	if err := inputErr(op, a, b); err != nil {
+		return err
+	}
+	if a.Device() != b.Device() {
+		return pairError(ErrDevice, op, a, b, "Expected all tensors to be on the same device, but found at least two devices, %s and %s",
+			a.Device(), b.Device())
+	}
+	if a.IsMeta() {
+		return pairError(ErrDevice, op, a, b, "%s cannot compare meta tensors: they have no data", op)
+	}
+	return nil
+}
+
+// allClose compares a and b, broadcast together, elementwise as float64.
+func allClose(a, b *Tensor, rtol, atol float64, equalNaN bool) (bool, error) {
 	shape, err := kernel.BroadcastShapes(a.shape, b.shape)
 	if err != nil {
-		return false
+		return false, pairError(ErrShape, "allclose", a, b, "%s", kernel.AsOpError(err).Detail)
 	}
-	x, err1 := ToSlice[float64](a.Expand(shape...))
-	y, err2 := ToSlice[float64](b.Expand(shape...))
-	if err1 != nil || err2 != nil {
-		return false
+	x, err := ToSlice[float64](a.Expand(shape...))
+	if err != nil {
+		return false, err
+	}
+	y, err := ToSlice[float64](b.Expand(shape...))
+	if err != nil {
+		return false, err
 	}
 	for i := range x {
 		u, v := x[i], y[i]
 		if math.IsNaN(u) || math.IsNaN(v) {
 			if !(equalNaN && math.IsNaN(u) && math.IsNaN(v)) {
-				return false
+				return false, nil
 			}
 			continue
 		}
@@ -367,18 +425,18 @@ func AllClose(a, b *Tensor, rtol, atol float64, equalNaN bool) bool {
 			continue
 		}
 		if math.IsInf(u, 0) || math.IsInf(v, 0) || math.Abs(u-v) > atol+rtol*math.Abs(v) {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
 }
 
 // ToAny returns t's elements in row-major order as a slice of the Go type
 // of t's dtype: []bool, []uint8, []int8, []int16, []int32, []int64,
 // []dtype.F16, []dtype.BF16, []float32 or []float64.
 func (t *Tensor) ToAny() (any, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("tolist", t); err != nil {
+		return nil, err
 	}
 	switch t.dtype {
 	case Bool:

@@ -58,7 +58,7 @@ func fromSlice[T Element](data []T, shape []int, o *options) *Tensor {
 func Scalar(v any, opts ...Option) *Tensor {
 	s, err := kernel.ScalarOf(v)
 	if err != nil {
-		return failed(err)
+		return failed(withOp("scalar_tensor", err))
 	}
 	o := collect(opts)
 	dt := s.DType()

@@ -15,8 +15,15 @@ type GradCheckOptions struct {
 // central finite differences, element by element, for every input that
 // requires gradients. Inputs should be float64. It returns nil when they
 // agree within atol + rtol*|numerical|, else an error naming the first
-// input and element that differ.
+// input and element that differ. A nil f, a nil or failed input or output,
+// and inputs none of which requires gradients are errors.
 func GradCheck(f func(in ...*Tensor) *Tensor, inputs []*Tensor, opt GradCheckOptions) error {
+	if f == nil {
+		return NewError("gradcheck", ErrArgument, inputs, "the function to check is nil")
+	}
+	if err := inputErr("gradcheck", inputs...); err != nil {
+		return err
+	}
 	if opt.Eps == 0 {
 		opt.Eps = 1e-6
 	}
@@ -27,8 +34,8 @@ func GradCheck(f func(in ...*Tensor) *Tensor, inputs []*Tensor, opt GradCheckOpt
 		opt.Rtol = 1e-3
 	}
 	out := f(inputs...)
-	if out.err != nil {
-		return out.err
+	if err := inputErr("gradcheck", out); err != nil {
+		return err
 	}
 	nOut := out.Numel()
 	var wrt []*Tensor
@@ -36,6 +43,10 @@ func GradCheck(f func(in ...*Tensor) *Tensor, inputs []*Tensor, opt GradCheckOpt
 		if in.requiresGrad {
 			wrt = append(wrt, in)
 		}
+	}
+	if len(wrt) == 0 {
+		return NewError("gradcheck", ErrArgument, inputs,
+			"gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
 	}
 	// Analytic: one backward pass per output element.
 	analytic := make([][][]float64, len(wrt)) // [input][out][in element]

@@ -15,8 +15,13 @@ import (
 // it has, whose true elements name the positions. The int indices broadcast
 // together; values broadcast to their shape followed by t's remaining dims.
 // With accumulate, values are added to t (a position named twice gets both);
-// without it, a position named twice gets one of its values.
+// without it, a position named twice gets one of its values. When the write
+// fails, t carries the error.
 func (t *Tensor) IndexPut_(indices []*Tensor, values *Tensor, accumulate bool) *Tensor {
+	return t.keepFailure(t.indexPut_(indices, values, accumulate))
+}
+
+func (t *Tensor) indexPut_(indices []*Tensor, values *Tensor, accumulate bool) *Tensor {
 	p, err := t.planIndexPut(indices, values)
 	if err != nil {
 		return failed(err)
@@ -39,8 +44,8 @@ func (t *Tensor) IndexPut_(indices []*Tensor, values *Tensor, accumulate bool) *
 
 // IndexPut is IndexPut_ on a copy of t.
 func (t *Tensor) IndexPut(indices []*Tensor, values *Tensor, accumulate bool) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("index_put", t); err != nil {
+		return failed(err)
 	}
 	return t.Clone().IndexPut_(indices, values, accumulate)
 }
@@ -85,7 +90,7 @@ func (p indexPut) rows() *Tensor {
 func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, error) {
 	const op = "index_put_"
 	var p indexPut
-	if err := firstErr(t, values); err != nil {
+	if err := inputErr(op, t, values); err != nil {
 		return p, err
 	}
 	if values.dtype != t.dtype {
@@ -128,7 +133,7 @@ type positions struct {
 // positionsOf checks the indices of op into t and works out their positions.
 func (t *Tensor) positionsOf(op string, indices []*Tensor) (positions, error) {
 	var p positions
-	if err := firstErr(indices...); err != nil {
+	if err := inputErr(op, indices...); err != nil {
 		return p, err
 	}
 	if len(indices) == 0 {

@@ -29,36 +29,42 @@ func (t *Tensor) Bmm(other *Tensor) *Tensor { return product(kernel.OpBmm, one, 
 func Addmm(input, mat1, mat2 *Tensor, beta, alpha any) *Tensor {
 	b, a, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return failed(err)
+		return failed(withOp("addmm", err))
 	}
 	return product(kernel.OpAddmm, b, a, input, mat1, mat2)
 }
 
 // Addmm_ writes beta*t + alpha*(mat1 @ mat2) into t; it returns t.
 func (t *Tensor) Addmm_(mat1, mat2 *Tensor, beta, alpha any) *Tensor {
+	if t == nil {
+		return failed(nilTensor("addmm_"))
+	}
 	b, a, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return t.fail("addmm_", err)
+		return t.keepFailure(t.fail("addmm_", err))
 	}
-	return t.runOpInPlace(kernel.OpAddmm, withBetaAlpha(b, a), false, mat1, mat2)
+	return t.keepFailure(t.runOpInPlace(kernel.OpAddmm, withBetaAlpha(b, a), false, mat1, mat2))
 }
 
 // Baddbmm returns beta*input + alpha*(batch1 @ batch2) for batches of matrices.
 func Baddbmm(input, batch1, batch2 *Tensor, beta, alpha any) *Tensor {
 	b, a, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return failed(err)
+		return failed(withOp("baddbmm", err))
 	}
 	return product(kernel.OpBaddbmm, b, a, input, batch1, batch2)
 }
 
 // Baddbmm_ writes beta*t + alpha*(batch1 @ batch2) into t; it returns t.
 func (t *Tensor) Baddbmm_(batch1, batch2 *Tensor, beta, alpha any) *Tensor {
+	if t == nil {
+		return failed(nilTensor("baddbmm_"))
+	}
 	b, a, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return t.fail("baddbmm_", err)
+		return t.keepFailure(t.fail("baddbmm_", err))
 	}
-	return t.runOpInPlace(kernel.OpBaddbmm, withBetaAlpha(b, a), false, batch1, batch2)
+	return t.keepFailure(t.runOpInPlace(kernel.OpBaddbmm, withBetaAlpha(b, a), false, batch1, batch2))
 }
 
 func betaAlpha(beta, alpha any) (kernel.Scalar, kernel.Scalar, error) {
@@ -75,7 +81,7 @@ func (t *Tensor) Dot(other *Tensor) *Tensor { return product(kernel.OpDot, one, 
 
 // Mv returns the product of the matrix t ([n, k]) and the vector v ([k]).
 func (t *Tensor) Mv(v *Tensor) *Tensor {
-	if err := firstErr(t, v); err != nil {
+	if err := inputErr("mv", t, v); err != nil {
 		return failed(err)
 	}
 	if t.Dim() != 2 || v.Dim() != 1 || t.shape[1] != v.shape[0] {
@@ -87,7 +93,7 @@ func (t *Tensor) Mv(v *Tensor) *Tensor {
 
 // Outer returns the outer product of two 1-D tensors.
 func (t *Tensor) Outer(other *Tensor) *Tensor {
-	if err := firstErr(t, other); err != nil {
+	if err := inputErr("outer", t, other); err != nil {
 		return failed(err)
 	}
 	if t.Dim() != 1 || other.Dim() != 1 {
@@ -101,7 +107,7 @@ func (t *Tensor) Outer(other *Tensor) *Tensor {
 // of matrices, a vector as a row or column of a matrix product (its dim
 // removed afterwards), and batched products with broadcast batch dims.
 func (t *Tensor) MatMul(other *Tensor) *Tensor {
-	if err := firstErr(t, other); err != nil {
+	if err := inputErr("matmul", t, other); err != nil {
 		return failed(err)
 	}
 	da, db := t.Dim(), other.Dim()
@@ -168,6 +174,9 @@ func batchNumel(t *Tensor) int { return kernel.Numel(t.shape[:t.Dim()-2]) }
 // Linear returns x @ weight.T + bias (bias may be nil): PyTorch's
 // nn.functional.linear, weight being [out_features, in_features].
 func Linear(x, weight, bias *Tensor) *Tensor {
+	if err := inputErr("linear", x, weight); err != nil {
+		return failed(err)
+	}
 	if bias == nil {
 		return x.MatMul(weight.T())
 	}
@@ -177,17 +186,36 @@ func Linear(x, weight, bias *Tensor) *Tensor {
 	return x.MatMul(weight.T()).Add(bias)
 }
 
-// firstErr is the error of the first failed tensor.
-func firstErr(ts ...*Tensor) error {
+// firstErr is the error of the first nil or failed tensor of ts (see
+// inputErr, which names the op).
+func firstErr(ts ...*Tensor) error { return inputErr("", ts...) }
+
+// inputErr is the error that stops op before any work: nilTensor(op) for
+// a nil tensor among ts (or a zero Tensor{}, which has no storage), or the
+// error the first failed one carries.
+func inputErr(op string, ts ...*Tensor) error {
 	for _, t := range ts {
-		if t == nil {
-			return kernel.Errorf(kernel.ErrArgument, "a nil *Tensor was given as an operand")
-		}
-		if t.err != nil {
+		switch {
+		case t == nil:
+			return nilTensor(op)
+		case t.err != nil:
 			return t.err
+		case t.storage == nil:
+			e := kernel.Errorf(ErrArgument, "expected a Tensor but got a zero Tensor{}, which has no storage (make tensors with torch's functions)")
+			e.Op = op
+			return e
 		}
 	}
 	return nil
+}
+
+// withOp names op in err when err names no op yet.
+func withOp(op string, err error) error {
+	e := kernel.AsOpError(err)
+	if e.Op == "" {
+		e.Op = op
+	}
+	return e
 }
 
 func pairError(kind error, op string, a, b *Tensor, format string, args ...any) error {

@@ -6,7 +6,7 @@ import (
 )
 
 // Option configures a creation call: its dtype, device, requires_grad,
-// shape (for FromSlice) or random generator.
+// shape (for FromSlice) or random generator. A nil Option sets nothing.
 type Option func(*options)
 
 type options struct {
@@ -55,7 +55,9 @@ func collect(opts []Option) options {
 	}
 	o := options{dev: device.CPUDevice}
 	for _, f := range opts {
-		f(&o)
+		if f != nil {
+			f(&o)
+		}
 	}
 	return o
 }

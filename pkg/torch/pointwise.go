@@ -17,7 +17,7 @@ func (t *Tensor) AddScalar(v any) *Tensor { return binaryScalar(kernel.OpAdd, t,
 func (t *Tensor) AddAlpha(other *Tensor, alpha any) *Tensor {
 	a, err := kernel.ScalarOf(alpha)
 	if err != nil {
-		return failed(err)
+		return failed(withOp("add", err))
 	}
 	return binary(kernel.OpAdd, t, other, 0, a)
 }
@@ -40,7 +40,7 @@ func (t *Tensor) SubScalar(v any) *Tensor { return binaryScalar(kernel.OpSub, t,
 func (t *Tensor) SubAlpha(other *Tensor, alpha any) *Tensor {
 	a, err := kernel.ScalarOf(alpha)
 	if err != nil {
-		return failed(err)
+		return failed(withOp("sub", err))
 	}
 	return binary(kernel.OpSub, t, other, 0, a)
 }

@@ -69,7 +69,9 @@ func SetPrintOptions(opts ...PrintOption) {
 	defer printMu.Unlock()
 	printOpts.sciMode = nil
 	for _, f := range opts {
-		f(&printOpts)
+		if f != nil {
+			f(&printOpts)
+		}
 	}
 }
 

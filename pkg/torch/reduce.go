@@ -21,8 +21,8 @@ type reduction struct {
 }
 
 func (r reduction) run(t *Tensor) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(r.op.String(), t); err != nil {
+		return failed(err)
 	}
 	c := dispatch.NewCall(r.op, t.Device(), 1, 1)
 	if err := setDims(c, r.dims, t.Dim()); err != nil {
@@ -118,7 +118,10 @@ func (t *Tensor) Max() *Tensor { return t.allExtreme(kernel.OpAmax, "max") }
 func (t *Tensor) Min() *Tensor { return t.allExtreme(kernel.OpAmin, "min") }
 
 func (t *Tensor) allExtreme(op kernel.OpID, name string) *Tensor {
-	if t.err == nil && t.Numel() == 0 {
+	if err := inputErr(name, t); err != nil {
+		return failed(err)
+	}
+	if t.Numel() == 0 {
 		return failed(t.opError(name, kernel.ErrArgument, "%s(): Expected reduction dim to be specified for "+
 			"input.numel() == 0. Specify the reduction dim with the 'dim' argument.", name))
 	}
@@ -137,6 +140,9 @@ func (t *Tensor) MinDim(dim int, keepDim bool) (values, indices *Tensor) {
 }
 
 func (t *Tensor) extremeDim(op kernel.OpID, dim int, keepDim bool) (*Tensor, *Tensor) {
+	if err := inputErr(op.String(), t); err != nil {
+		return failed(err), failed(err)
+	}
 	values, indices := runOp2(op, func(c *kernel.Call) error {
 		c.KeepDim = keepDim
 		return withDim(dim, t.Dim())(c)
@@ -164,8 +170,8 @@ func (t *Tensor) ArgminDim(dim int, keepDim bool) *Tensor {
 }
 
 func (t *Tensor) argExtreme(op kernel.OpID, dim int, keepDim, all bool) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(op.String(), t); err != nil {
+		return failed(err)
 	}
 	if all {
 		// Over all elements: the index into the flattened tensor.
@@ -251,19 +257,23 @@ func (t *Tensor) Cumsum(dim int) *Tensor { return t.alongDim(kernel.OpCumsum, di
 // Cumprod returns the running products along dim.
 func (t *Tensor) Cumprod(dim int) *Tensor { return t.alongDim(kernel.OpCumprod, dim) }
 
-// Cumsum_ is Cumsum in place; it returns t.
-func (t *Tensor) Cumsum_(dim int) *Tensor { return t.alongDimInPlace(kernel.OpCumsum, dim) }
+// Cumsum_ is Cumsum in place; it returns t (carrying the error of a failure).
+func (t *Tensor) Cumsum_(dim int) *Tensor {
+	return t.keepFailure(t.alongDimInPlace(kernel.OpCumsum, dim))
+}
 
-// Cumprod_ is Cumprod in place; it returns t.
-func (t *Tensor) Cumprod_(dim int) *Tensor { return t.alongDimInPlace(kernel.OpCumprod, dim) }
+// Cumprod_ is Cumprod in place; it returns t (carrying the error of a failure).
+func (t *Tensor) Cumprod_(dim int) *Tensor {
+	return t.keepFailure(t.alongDimInPlace(kernel.OpCumprod, dim))
+}
 
 // alongDimInPlace computes a scan of t along dim and copies it into t (in
 // t's dtype: the running sums of int32 are int64, then cast back). The
 // derivative of cumprod reads t's old value, so while autograd records it
 // is computed from a copy of t.
 func (t *Tensor) alongDimInPlace(op kernel.OpID, dim int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(op.String()+"_", t); err != nil {
+		return failed(err)
 	}
 	src := t
 	if op == kernel.OpCumprod && recording(t) {
@@ -283,6 +293,9 @@ func (t *Tensor) Softmax(dim int) *Tensor { return t.alongDim(kernel.OpSoftmax, 
 func (t *Tensor) LogSoftmax(dim int) *Tensor { return t.alongDim(kernel.OpLogSoftmax, dim) }
 
 func (t *Tensor) alongDim(op kernel.OpID, dim int) *Tensor {
+	if err := inputErr(op.String(), t); err != nil {
+		return failed(err)
+	}
 	y := runOp(op, withDim(dim, t.Dim()), t)
 	if recording(t) {
 		recordAlongDim(op, t, y, dim)
@@ -303,5 +316,8 @@ func LogSoftmaxBackward(g, y *Tensor, dim int) *Tensor {
 }
 
 func softmaxGrad(op kernel.OpID, g, y *Tensor, dim int) *Tensor {
+	if err := inputErr(op.String(), g, y); err != nil {
+		return failed(err)
+	}
 	return runOp(op, withDim(dim, y.Dim()), g, y)
 }

@@ -57,8 +57,8 @@ func ResultType(operands ...any) (DType, error) {
 	var rt dtype.ResultType
 	for _, v := range operands {
 		if t, ok := v.(*Tensor); ok {
-			if t.err != nil {
-				return 0, t.err
+			if err := inputErr("result_type", t); err != nil {
+				return 0, err
 			}
 			p := dtype.Dimensioned
 			if t.Dim() == 0 {
