@@ -45,6 +45,9 @@ func newAdam(name string, ps []*torch.Tensor, decay float64, decoupled bool, opt
 // detached aliases of the parameters and gradients, so it records nothing
 // whatever the grad mode.
 func (o *Adam) Step() error {
+	if o == nil {
+		return nilOptimizer("Adam", "Step")
+	}
 	gs, err := o.grads()
 	if err != nil {
 		return err
@@ -99,4 +102,28 @@ func (o *Adam) update(i int, p, g *torch.Tensor) error {
 		}
 	}
 	return p.Add_(delta).Err()
+}
+
+// ZeroGrad drops the parameters' gradients (set_to_none=True).
+func (o *Adam) ZeroGrad() {
+	if o != nil {
+		o.zeroGrad()
+	}
+}
+
+// LR is the learning rate (0 for a nil optimizer).
+func (o *Adam) LR() float64 {
+	if o == nil {
+		return 0
+	}
+	return o.lr
+}
+
+// SetLR changes the learning rate (for schedules); a negative, infinite or
+// NaN rate is an error and changes nothing.
+func (o *Adam) SetLR(lr float64) error {
+	if o == nil {
+		return nilOptimizer("Adam", "SetLR")
+	}
+	return o.setLR(lr)
 }

@@ -36,19 +36,16 @@ func newParams(name string, ps []*torch.Tensor, defaults settings, allowed []str
 	return p, checkParams(name, ps)
 }
 
-// ZeroGrad drops every parameter's gradient.
-func (ps *params) ZeroGrad() {
+// zeroGrad drops every parameter's gradient.
+func (ps *params) zeroGrad() {
 	for _, p := range ps.ps {
 		_ = p.SetGrad(nil) // clearing cannot fail on a checked parameter
 	}
 }
 
-// LR is the learning rate.
-func (ps *params) LR() float64 { return ps.lr }
-
-// SetLR changes the learning rate (for schedules); a negative or NaN rate
-// is an error and changes nothing.
-func (ps *params) SetLR(lr float64) error {
+// setLR changes the learning rate; a negative or NaN rate is an error and
+// changes nothing.
+func (ps *params) setLR(lr float64) error {
 	s := ps.settings
 	s.lr = lr
 	if err := s.check(ps.name); err != nil {
@@ -106,6 +103,11 @@ func (ps *params) grads() ([]*torch.Tensor, error) {
 		gs[i] = g
 	}
 	return gs, nil
+}
+
+// nilOptimizer is the error of a method called on a nil optimizer.
+func nilOptimizer(name, method string) error {
+	return invalid(name, "%s called on a nil *%s (make optimizers with New%s)", method, name, name)
 }
 
 // firstErr is the first error among ts (nil entries are skipped).

@@ -26,6 +26,9 @@ func NewSGD(ps []*torch.Tensor, opts ...Option) (*SGD, error) {
 // Step updates the parameters. It works on detached aliases of the
 // parameters and gradients, so it records nothing whatever the grad mode.
 func (o *SGD) Step() error {
+	if o == nil {
+		return nilOptimizer("SGD", "Step")
+	}
 	gs, err := o.grads()
 	if err != nil {
 		return err
@@ -70,4 +73,28 @@ func (o *SGD) update(i int, p, d *torch.Tensor) error {
 		o.momentumBuf[i] = b
 	}
 	return p.Add_(d.MulScalar(-o.lr)).Err()
+}
+
+// ZeroGrad drops the parameters' gradients (set_to_none=True).
+func (o *SGD) ZeroGrad() {
+	if o != nil {
+		o.zeroGrad()
+	}
+}
+
+// LR is the learning rate (0 for a nil optimizer).
+func (o *SGD) LR() float64 {
+	if o == nil {
+		return 0
+	}
+	return o.lr
+}
+
+// SetLR changes the learning rate (for schedules); a negative, infinite or
+// NaN rate is an error and changes nothing.
+func (o *SGD) SetLR(lr float64) error {
+	if o == nil {
+		return nilOptimizer("SGD", "SetLR")
+	}
+	return o.setLR(lr)
 }

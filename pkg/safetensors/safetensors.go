@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -181,8 +182,14 @@ func Open(path string) (*File, error) {
 	return f, nil
 }
 
+// errNilFile is the error of a method called on a nil *File.
+var errNilFile = &Error{Detail: "a nil *File (open files with safetensors.Open)"}
+
 // Keys lists the tensors' names, sorted.
 func (f *File) Keys() []string {
+	if f == nil {
+		return nil
+	}
 	keys := make([]string, 0, len(f.entries))
 	for k := range f.entries {
 		keys = append(keys, k)
@@ -191,13 +198,22 @@ func (f *File) Keys() []string {
 	return keys
 }
 
-// Metadata is the header's free-form __metadata__ (nil when absent).
-func (f *File) Metadata() map[string]string { return f.metadata }
+// Metadata is a copy of the header's free-form __metadata__ (nil when
+// absent).
+func (f *File) Metadata() map[string]string {
+	if f == nil {
+		return nil
+	}
+	return maps.Clone(f.metadata)
+}
 
 // Tensor returns the named tensor as a view of the mapped file (a copy
 // only when its bytes are not aligned to its element size). The view
 // stays valid after Close, and after the file is replaced (see Open).
 func (f *File) Tensor(name string) (*torch.Tensor, error) {
+	if f == nil {
+		return nil, errNilFile
+	}
 	e, ok := f.entries[name]
 	if !ok {
 		return nil, &Error{Path: f.path, Detail: fmt.Sprintf("no tensor named %q", name)}
@@ -221,6 +237,9 @@ func (f *File) Tensor(name string) (*torch.Tensor, error) {
 
 // Tensors returns every tensor by name (views, as Tensor).
 func (f *File) Tensors() map[string]*torch.Tensor {
+	if f == nil {
+		return map[string]*torch.Tensor{}
+	}
 	out := make(map[string]*torch.Tensor, len(f.entries))
 	for name := range f.entries {
 		t, err := f.Tensor(name)
@@ -235,6 +254,9 @@ func (f *File) Tensors() map[string]*torch.Tensor {
 // Close drops the file's own reference to the mapping: it is unmapped once
 // the tensors taken from it are released or unreachable too.
 func (f *File) Close() error {
+	if f == nil {
+		return errNilFile
+	}
 	if f.data != nil {
 		f.data.Release()
 		f.data = nil

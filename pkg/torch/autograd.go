@@ -274,6 +274,12 @@ type GradOptions struct {
 // Grad returns the gradients of the outputs with respect to the inputs,
 // without touching any tensor's Grad (PyTorch's torch.autograd.grad).
 func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
+	if len(outputs) == 0 {
+		return nil, kernel.Errorf(ErrArgument, "grad requires at least one output")
+	}
+	if len(inputs) == 0 {
+		return nil, kernel.Errorf(ErrArgument, "grad requires non-empty inputs.")
+	}
 	roots := make([]autograd.Edge, len(outputs))
 	grads := make([]autograd.Value, len(outputs))
 	for i, o := range outputs {

@@ -188,16 +188,16 @@ func (t *Tensor) keepFailure(r *Tensor) *Tensor {
 	return t
 }
 
-// passOn returns the tensor an op on ts must return without work: a
-// failed tensor for a nil one (naming op), or the first that carries an
-// error; nil when every input is usable.
+// passOn returns the tensor an op on ts must return without work: the
+// first that carries an error, or a failed tensor naming op for a nil or
+// zero Tensor{}; nil when every input is usable.
 func passOn(op kernel.OpID, ts ...*Tensor) *Tensor {
 	for _, t := range ts {
-		if t == nil {
-			return failed(nilTensor(op.String()))
-		}
-		if t.err != nil {
+		if t != nil && t.err != nil {
 			return t
+		}
+		if t == nil || t.storage == nil {
+			return failed(inputErr(op.String(), t))
 		}
 	}
 	return nil

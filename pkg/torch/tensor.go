@@ -217,11 +217,8 @@ func (t *Tensor) IsShared() bool { return t != nil && t.storage != nil && t.stor
 // ShareMemory_ moves the tensor's storage into shared memory (see
 // UntypedStorage.ShareMemory_) and returns t.
 func (t *Tensor) ShareMemory_() *Tensor {
-	if t == nil {
-		return failed(nilTensor("share_memory_"))
-	}
-	if t.err != nil {
-		return t
+	if err := inputErr("share_memory_", t); err != nil {
+		return t.keepFailure(failed(err))
 	}
 	if err := t.storage.ShareMemory_(); err != nil {
 		return t.keepFailure(failed(err))
@@ -245,11 +242,8 @@ func (t *Tensor) Release() {
 // work is done (PyTorch's Tensor.record_stream). It does nothing for memory
 // that is not on an NPU.
 func (t *Tensor) RecordStream(s *npu.Stream) error {
-	if t == nil {
-		return nilTensor("record_stream")
-	}
-	if t.err != nil {
-		return t.err
+	if err := inputErr("record_stream", t); err != nil {
+		return err
 	}
 	if m, ok := t.storage.mem.(*npu.Memory); ok {
 		m.RecordStream(s)
@@ -260,11 +254,8 @@ func (t *Tensor) RecordStream(s *npu.Stream) error {
 // DataPtr is the address of the first element for CPU tensors, the device
 // address for NPU tensors, and an error for meta tensors (which have no data).
 func (t *Tensor) DataPtr() (uintptr, error) {
-	if t == nil {
-		return 0, nilTensor("data_ptr")
-	}
-	if t.err != nil {
-		return 0, t.err
+	if err := inputErr("data_ptr", t); err != nil {
+		return 0, err
 	}
 	m := t.storage.mem
 	if p := m.HostPtr(); p != nil {
@@ -285,11 +276,11 @@ func (t *Tensor) RequiresGrad() bool { return t != nil && t.requiresGrad }
 // RequiresGrad_ sets whether gradients are recorded, in place, and returns t.
 // Only floating-point tensors may require gradients.
 func (t *Tensor) RequiresGrad_(on bool) *Tensor {
-	if t == nil {
-		return failed(nilTensor("requires_grad_"))
-	}
-	if t.err != nil {
+	if t != nil && t.err != nil {
 		return t
+	}
+	if err := inputErr("requires_grad_", t); err != nil {
+		return failed(err)
 	}
 	if on && !t.dtype.IsFloatingPoint() {
 		return failed(t.opError("requires_grad_", kernel.ErrDType,
