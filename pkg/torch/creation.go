@@ -8,28 +8,39 @@ import (
 )
 
 // emptyOpts makes an uninitialised tensor of shape and dtype on o's device.
-func emptyOpts(shape []int, dt DType, o *options) *Tensor {
+func emptyOpts(shape []int, dt DType, o *options) *Tensor { return emptyOp("empty", shape, dt, o) }
+
+// emptyOp is emptyOpts for op (zeros, rand, ...), which its errors name:
+// a negative size, or more bytes than a tensor may have (PyTorch's
+// "Storage size calculation overflowed with sizes=[...]").
+func emptyOp(op string, shape []int, dt DType, o *options) *Tensor {
 	if o.err != nil {
 		return failed(o.err)
-	}
-	if err := kernel.CheckShape(shape); err != nil {
-		e := kernel.AsOpError(err)
-		e.Op = "empty"
-		return failed(e)
 	}
 	if !dt.Valid() {
 		return failed(kernel.Errorf(kernel.ErrDType, "invalid dtype %d", dt))
 	}
-	n := kernel.Numel(shape)
-	m, err := kernel.Allocate(o.dev, n*dt.ItemSize())
+	nbytes, err := kernel.CheckedNbytes(shape, dt.ItemSize())
 	if err != nil {
-		e := kernel.AsOpError(err)
-		e.Op = "empty"
-		return failed(e)
+		return failed(creationError(op, err, shape, dt, o.dev))
+	}
+	m, err := kernel.Allocate(o.dev, nbytes)
+	if err != nil {
+		return failed(creationError(op, err, shape, dt, o.dev))
 	}
 	t := newOwner(m, dt, shape, nil, 0)
 	kernel.ContiguousStrides(t.shape, t.strides)
 	return t
+}
+
+// creationError names op and what it was asked to make in err.
+func creationError(op string, err error, shape []int, dt DType, dev Device) error {
+	e := kernel.AsOpError(err)
+	if e.Op == "" {
+		e.Op = op
+		e.Shapes, e.DTypes, e.Devices = [][]int{append([]int(nil), shape...)}, []DType{dt}, []Device{dev}
+	}
+	return e
 }
 
 // finishCreation applies requires_grad to a new tensor; the writes that
@@ -55,7 +66,7 @@ func Empty(shape []int, opts ...Option) *Tensor {
 // Zeros returns a tensor filled with 0.
 func Zeros(shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
-	t := emptyOpts(shape, o.floatDType(), &o)
+	t := emptyOp("zeros", shape, o.floatDType(), &o)
 	if t.err == nil && !isZeroed(t.storage) {
 		t = t.Fill_(0)
 	}
@@ -65,7 +76,7 @@ func Zeros(shape []int, opts ...Option) *Tensor {
 // Ones returns a tensor filled with 1.
 func Ones(shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
-	return finishCreation(emptyOpts(shape, o.floatDType(), &o).Fill_(1), &o)
+	return finishCreation(emptyOp("ones", shape, o.floatDType(), &o).Fill_(1), &o)
 }
 
 // Full returns a tensor filled with value; its dtype is that of the value
@@ -73,14 +84,18 @@ func Ones(shape []int, opts ...Option) *Tensor {
 func Full(shape []int, value any, opts ...Option) *Tensor {
 	o := collect(opts)
 	s, err := kernel.ScalarOf(value)
-	if err != nil {
-		return failed(err)
-	}
 	dt := s.DType()
 	if s.IsFloat() {
 		dt = o.floatDType()
 	}
-	return finishCreation(emptyOpts(shape, o.dtypeOr(dt), &o).Fill_(value), &o)
+	dt = o.dtypeOr(dt)
+	if err == nil {
+		err = s.CheckFits(dt) // before allocating
+	}
+	if err != nil {
+		return failed(creationError("full", err, shape, dt, o.dev))
+	}
+	return finishCreation(emptyOp("full", shape, dt, &o).Fill_(s), &o)
 }
 
 // EmptyLike, ZerosLike, OnesLike, FullLike, RandLike and RandnLike make a
@@ -143,35 +158,57 @@ func ArangeRange(start, end, step any, opts ...Option) *Tensor {
 		dt = o.floatDType()
 	}
 	dt = o.dtypeOr(dt)
-	st := s[2].Float()
-	if st == 0 {
-		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "step must be nonzero"})
-	}
-	span := s[1].Float() - s[0].Float()
-	if math.IsNaN(span) || math.IsInf(span, 0) {
-		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "unsupported range: " + s[0].String() + " -> " + s[1].String()})
-	}
-	if span != 0 && (span > 0) != (st > 0) {
-		return failed(&Error{Op: "arange", Kind: ErrArgument, Detail: "upper bound and larger bound inconsistent with step sign"})
-	}
-	n := int(math.Ceil(span / st))
-	if !isFloat {
-		a, b, k := s[0].Int(), s[1].Int(), s[2].Int()
-		n = int((b - a + k - sign(k)) / k)
+	n, err := arangeSize(s[0], s[1], s[2], isFloat)
+	if err != nil {
+		e := kernel.AsOpError(err)
+		e.Op = "arange"
+		return failed(e)
 	}
 	c := dispatch.NewCall(kernel.OpArange, o.dev, 0, 1)
 	c.Scalars[0], c.Scalars[1] = s[0], s[2]
 	c.Ints = c.NewInts(1)
-	c.Ints[0] = max(n, 0)
+	c.Ints[0] = n
 	c.DType = dt
 	return finishCreation(run(c), &o)
 }
 
-func sign(k int64) int64 {
-	if k < 0 {
-		return -1
+// arangeSize is the number of elements of arange(start, end, step), with
+// PyTorch's checks and messages; integers count exactly (in uint64, so
+// that no range of int64s overflows), floats as ceil((end-start)/step).
+func arangeSize(start, end, step kernel.Scalar, isFloat bool) (int, error) {
+	a, b, st := start.Float(), end.Float(), step.Float()
+	down := st > 0 && b < a || st < 0 && b > a
+	if !isFloat {
+		down = step.Int() > 0 && end.Int() < start.Int() || step.Int() < 0 && end.Int() > start.Int()
 	}
-	return 1
+	switch {
+	case st == 0:
+		return 0, kernel.Errorf(ErrArgument, "step must be nonzero")
+	case math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0):
+		return 0, kernel.Errorf(ErrArgument, "unsupported range: %s -> %s", start, end)
+	case down:
+		return 0, kernel.Errorf(ErrArgument, "upper bound and larger bound inconsistent with step sign")
+	}
+	if isFloat {
+		n := math.Ceil((b - a) / st)
+		if !(n >= 0 && n < 1<<63) { // NaN and infinities too
+			return 0, kernel.Errorf(ErrShape, "invalid size, possible overflow?")
+		}
+		return int(n), nil
+	}
+	i, j, k := start.Int(), end.Int(), step.Int()
+	span, by := uint64(j)-uint64(i), uint64(k) // exact: the signs agree
+	if k < 0 {
+		span, by = uint64(i)-uint64(j), -uint64(k)
+	}
+	n := span / by
+	if span%by != 0 {
+		n++
+	}
+	if n > math.MaxInt64 {
+		return 0, kernel.Errorf(ErrShape, "invalid size, possible overflow?")
+	}
+	return int(n), nil
 }
 
 // Linspace returns steps values evenly spaced from start to end inclusive.
@@ -197,7 +234,15 @@ func Eye(n int, opts ...Option) *Tensor { return EyeNM(n, n, opts...) }
 // EyeNM returns an n x m matrix with ones on the diagonal.
 func EyeNM(n, m int, opts ...Option) *Tensor {
 	o := collect(opts)
-	t := emptyOpts([]int{n, m}, o.floatDType(), &o)
+	if n < 0 || m < 0 {
+		name, v := "n", n
+		if n >= 0 {
+			name, v = "m", m
+		}
+		return failed(creationError("eye", kernel.Errorf(ErrArgument, "%s must be greater or equal to 0, got %d", name, v),
+			[]int{n, m}, o.floatDType(), o.dev))
+	}
+	t := emptyOp("eye", []int{n, m}, o.floatDType(), &o)
 	if t.err != nil {
 		return t
 	}
@@ -212,14 +257,25 @@ func EyeNM(n, m int, opts ...Option) *Tensor {
 	return finishCreation(t, &o)
 }
 
-// Fill_ sets every element of t to value and returns t.
-func (t *Tensor) Fill_(value any) *Tensor {
+// Fill_ sets every element of t to value and returns t. A value out of
+// the range of t's dtype is an error, as in PyTorch ("value cannot be
+// converted to type int64_t without overflow"); t carries the error of a
+// failure.
+func (t *Tensor) Fill_(value any) *Tensor { return t.keepFailure(t.fill(value)) }
+
+func (t *Tensor) fill(value any) *Tensor {
 	if t.err != nil {
 		return t
 	}
 	s, err := kernel.ScalarOf(value)
+	if err == nil {
+		err = s.CheckFits(t.dtype)
+	}
 	if err != nil {
-		return failed(t.opError("fill_", ErrArgument, "%v", err))
+		return t.fail("fill_", err)
+	}
+	if err := t.checkBounds("fill_"); err != nil {
+		return failed(err)
 	}
 	if err := t.checkWritable("fill_"); err != nil {
 		return failed(err)

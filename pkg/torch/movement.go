@@ -258,7 +258,14 @@ func (t *Tensor) Repeat(reps ...int) *Tensor {
 		}
 		pairs = append(pairs, 1, s)
 		expand = append(expand, r, s)
-		final[i] = r * s
+		var ok bool
+		if final[i], ok = kernel.MulSize(r, s); !ok {
+			return failed(t.opError("repeat", kernel.ErrShape, "Storage size calculation overflowed with sizes=%s repeated %s",
+				kernel.ShapeString(t.shape), kernel.ShapeString(reps)))
+		}
+	}
+	if _, err := kernel.CheckedNumel(final, t.dtype.ItemSize()); err != nil {
+		return t.fail("repeat", err)
 	}
 	return t.Reshape(pairs...).Expand(expand...).Reshape(final...)
 }
@@ -289,11 +296,18 @@ func (t *Tensor) RepeatInterleave(n int, dim int) *Tensor {
 	if t.Dim() == 0 {
 		return t.Reshape(1).Expand(n).Contiguous()
 	}
+	final := append([]int(nil), t.shape...)
+	var ok bool
+	if final[d], ok = kernel.MulSize(final[d], n); !ok {
+		return failed(t.opError("repeat_interleave", kernel.ErrShape, "Storage size calculation overflowed with sizes=%s "+
+			"repeated %d times in dim %d", kernel.ShapeString(t.shape), n, d))
+	}
+	if _, err := kernel.CheckedNumel(final, t.dtype.ItemSize()); err != nil {
+		return t.fail("repeat_interleave", err)
+	}
 	u := t.Unsqueeze(d + 1)
 	shape := append([]int(nil), u.shape...)
 	shape[d+1] = n
-	final := append([]int(nil), t.shape...)
-	final[d] *= n
 	return u.Expand(shape...).Reshape(final...)
 }
 
@@ -361,9 +375,18 @@ func (t *Tensor) Diag(diagonal int) *Tensor {
 	}
 	switch t.Dim() {
 	case 1:
-		n := t.shape[0] + abs(diagonal)
+		k := abs(diagonal)
+		if k < 0 || k > kernel.MaxNbytes-t.shape[0] { // abs(math.MinInt) < 0
+			return failed(t.opError("diag", kernel.ErrShape, "Storage size calculation overflowed: diagonal %d", diagonal))
+		}
+		n := t.shape[0] + k
 		out := Zeros([]int{n, n}, WithDType(t.dtype), OnDevice(t.Device()))
-		out.diagonalView(diagonal).Copy_(t)
+		if out.err != nil {
+			return out
+		}
+		if r := out.diagonalView(diagonal).Copy_(t); r.err != nil {
+			return r
+		}
 		return out
 	case 2:
 		return t.diagonalView(diagonal).Clone()
@@ -684,6 +707,9 @@ func OneHot(t *Tensor, numClasses int) *Tensor {
 	if t.dtype != Int64 {
 		return failed(t.opError("one_hot", kernel.ErrDType, "one_hot is only applicable to index tensor."))
 	}
+	if t.IsMeta() && t.Numel() > 0 { // the classes are data
+		return failed(t.opError("one_hot", kernel.ErrArgument, "Can not infer total number of classes from meta tensor."))
+	}
 	if t.Numel() > 0 {
 		lo, err := t.Min().ItemInt()
 		if err != nil {
@@ -705,6 +731,9 @@ func OneHot(t *Tensor, numClasses int) *Tensor {
 		return failed(t.opError("one_hot", kernel.ErrArgument, "Can not infer total number of classes from empty tensor."))
 	}
 	shape := append(append([]int(nil), t.shape...), numClasses)
+	if _, err := kernel.CheckedNumel(shape, Int64.ItemSize()); err != nil {
+		return t.fail("one_hot", err)
+	}
 	zeros := Zeros(shape, WithDType(Int64), OnDevice(t.Device()))
 	return zeros.ScatterValue(-1, t.Unsqueeze(-1), 1)
 }

@@ -40,15 +40,19 @@ func (o *options) generator() *Generator {
 	return defaultGenerator
 }
 
-// random runs an in-place random op on t.
+// random runs an in-place random op on t; t carries the error of a
+// failure.
 func random(op kernel.OpID, t *Tensor, g *Generator, a, b kernel.Scalar) *Tensor {
 	if t.err != nil {
 		return t
 	}
+	if err := t.checkBounds(op.String()); err != nil {
+		return t.keepFailure(failed(err))
+	}
 	c := dispatch.NewCall(op, t.Device(), 0, 1)
 	c.Scalars[0], c.Scalars[1] = a, b
 	c.Random = g.g
-	return runInPlace(c, t)
+	return t.keepFailure(runInPlace(c, t))
 }
 
 // Uniform_ fills t with values drawn uniformly from [from, to).
@@ -78,14 +82,14 @@ func (t *Tensor) Bernoulli_(p float64, opts ...Option) *Tensor {
 // Rand returns a tensor of values drawn uniformly from [0, 1).
 func Rand(shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
-	t := emptyOpts(shape, o.floatDType(), &o)
+	t := emptyOp("rand", shape, o.floatDType(), &o)
 	return finishCreation(t.Uniform_(0, 1, WithGenerator(o.generator())), &o)
 }
 
 // Randn returns a tensor of values drawn from the standard normal distribution.
 func Randn(shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
-	t := emptyOpts(shape, o.floatDType(), &o)
+	t := emptyOp("randn", shape, o.floatDType(), &o)
 	return finishCreation(t.Normal_(0, 1, WithGenerator(o.generator())), &o)
 }
 
@@ -93,7 +97,7 @@ func Randn(shape []int, opts ...Option) *Tensor {
 // a dtype is given.
 func Randint(low, high int64, shape []int, opts ...Option) *Tensor {
 	o := collect(opts)
-	t := emptyOpts(shape, o.dtypeOr(Int64), &o)
+	t := emptyOp("randint", shape, o.dtypeOr(Int64), &o)
 	return finishCreation(t.Random_(low, high, WithGenerator(o.generator())), &o)
 }
 
@@ -101,6 +105,9 @@ func Randint(low, high int64, shape []int, opts ...Option) *Tensor {
 func Bernoulli(p *Tensor, opts ...Option) *Tensor {
 	if p.err != nil {
 		return p
+	}
+	if err := p.checkBounds("bernoulli"); err != nil {
+		return failed(err)
 	}
 	o := collect(opts)
 	c := dispatch.NewCall(kernel.OpBernoulliTensor, p.Device(), 1, 1)

@@ -134,10 +134,17 @@ func (s *UntypedStorage) Clone() (*UntypedStorage, error) {
 
 // Resize_ changes the size to nbytes, keeping the first bytes (new bytes
 // are zero). Mapped and shared storage cannot be resized (an error), as in
-// PyTorch.
+// PyTorch. A storage may shrink under tensors that view it: ops on those
+// whose elements no longer fit then fail (PyTorch's "setStorage: ... out of
+// bounds for storage of size ...") instead of touching the missing bytes.
 func (s *UntypedStorage) Resize_(nbytes int) error {
 	if nbytes < 0 {
 		return s.errorf("resize_", ErrArgument, "negative size %d", nbytes)
+	}
+	if err := kernel.CheckAllocation(nbytes); err != nil {
+		e := kernel.AsOpError(err)
+		e.Op, e.Devices = "resize_", []Device{s.Device()}
+		return e
 	}
 	if s.IsShared() || s.Filename() != "" {
 		return s.errorf("resize_", ErrArgument, "Trying to resize storage that is not resizable (%s)", s.describe())
@@ -300,7 +307,18 @@ func (s TypedStorage) Clone() (TypedStorage, error) {
 }
 
 // Resize_ changes the size to n elements.
-func (s TypedStorage) Resize_(n int) error { return s.untyped.Resize_(n * s.dtype.ItemSize()) }
+func (s TypedStorage) Resize_(n int) error {
+	if n < 0 {
+		return s.untyped.errorf("resize_", ErrArgument, "negative size %d", n)
+	}
+	nbytes, err := kernel.CheckedNbytes([]int{n}, s.dtype.ItemSize())
+	if err != nil {
+		e := kernel.AsOpError(err)
+		e.Op, e.Devices = "resize_", []Device{s.Device()}
+		return e
+	}
+	return s.untyped.Resize_(nbytes)
+}
 
 // IsShared reports whether the bytes are shared (see UntypedStorage.IsShared).
 func (s TypedStorage) IsShared() bool { return s.untyped.IsShared() }
@@ -323,33 +341,33 @@ func FromStorage(s TypedStorage, offset int, shape, strides []int) *Tensor {
 }
 
 // Set_ makes t view s with the given offset, shape and strides (nil:
-// contiguous), dropping its previous storage; it returns t.
+// contiguous), dropping its previous storage; it returns t. The elements
+// must lie within s; t carries the error of a failure.
 func (t *Tensor) Set_(s TypedStorage, offset int, shape, strides []int) *Tensor {
+	return t.keepFailure(t.set(s, offset, shape, strides))
+}
+
+func (t *Tensor) set(s TypedStorage, offset int, shape, strides []int) *Tensor {
 	if t.err != nil {
 		return t
 	}
-	if strides == nil {
-		strides = kernel.ContiguousStrides(shape, make([]int, len(shape)))
-	}
-	if len(strides) != len(shape) {
+	if len(strides) != len(shape) && strides != nil {
 		return failed(t.opError("set_", ErrArgument, "mismatch in length of strides and shape"))
 	}
 	if offset < 0 {
 		return failed(t.opError("set_", ErrArgument, "Tensor: invalid storage offset %d", offset))
 	}
-	for _, n := range shape {
-		if n < 0 {
-			return failed(t.opError("set_", ErrArgument, "Trying to create tensor with negative dimension %d", n))
-		}
-	}
 	if s.dtype != t.dtype {
 		return failed(t.opError("set_", ErrDType, "Expected a storage of type %s but got type %s", t.dtype, s.dtype))
 	}
-	need := kernel.StorageExtent(shape, strides, offset) * s.dtype.ItemSize()
-	if kernel.Numel(shape) > 0 && need > s.Nbytes() {
-		return failed(t.opError("set_", ErrShape, "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d "+
-			"requiring a storage size of %d are out of bounds for storage of size %d", kernel.ShapeString(shape),
-			kernel.ShapeString(strides), offset, s.dtype.ItemSize(), need, s.Nbytes()))
+	if _, err := kernel.CheckedNumel(shape, s.dtype.ItemSize()); err != nil { // before strides are made from it
+		return t.fail("set_", err)
+	}
+	if strides == nil {
+		strides = kernel.ContiguousStrides(shape, make([]int, len(shape)))
+	}
+	if err := kernel.CheckView(shape, strides, offset, s.dtype.ItemSize(), s.Nbytes()); err != nil {
+		return t.fail("set_", err)
 	}
 	if t.requiresGrad && t.gradFn == nil && IsGradEnabled() {
 		return failed(t.opError("set_", ErrAutograd, "a leaf Variable that requires grad is being used in an in-place operation."))
@@ -365,8 +383,8 @@ func (t *Tensor) Set_(s TypedStorage, offset int, shape, strides []int) *Tensor 
 // shared memory keeps the mapping alive after s is released; other slices
 // keep s's memory reachable and are freed with it.
 func (s *UntypedStorage) Slice(off, n int) (*UntypedStorage, error) {
-	if off < 0 || n < 0 || off+n > s.Nbytes() {
-		return nil, s.errorf("slice", ErrIndex, "bytes [%d, %d) are outside a storage of %d bytes", off, off+n, s.Nbytes())
+	if off < 0 || n < 0 || n > s.Nbytes()-off {
+		return nil, s.errorf("slice", ErrIndex, "%d bytes at offset %d are outside a storage of %d bytes", n, off, s.Nbytes())
 	}
 	if sl, ok := s.mem.(interface {
 		Slice(off, n int) (kernel.Memory, error)

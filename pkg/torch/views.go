@@ -44,7 +44,7 @@ func (t *Tensor) View(shape ...int) *Tensor {
 		return t
 	}
 	var buf [8]int
-	s, err := kernel.InferSize(buf[:0:4], shape, t.Numel())
+	s, err := t.inferSize(buf[:0:4], shape)
 	if err != nil {
 		return t.fail("view", err)
 	}
@@ -63,7 +63,7 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 		return t
 	}
 	var buf [8]int
-	s, err := kernel.InferSize(buf[:0:4], shape, t.Numel())
+	s, err := t.inferSize(buf[:0:4], shape)
 	if err != nil {
 		return t.fail("reshape", err)
 	}
@@ -71,6 +71,18 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 		return t.reshaped(t.view(s, st, t.offset))
 	}
 	return t.Contiguous().View(append([]int(nil), s...)...)
+}
+
+// inferSize resolves shape (one size may be -1) for t's elements. A
+// tensor without elements may take sizes of any product: they are
+// checked as a new tensor's (see kernel.CheckedNumel).
+func (t *Tensor) inferSize(dst, shape []int) ([]int, error) {
+	n := t.Numel()
+	s, err := kernel.InferSize(dst, shape, n)
+	if err == nil && n == 0 {
+		_, err = kernel.CheckedNumel(s, t.dtype.ItemSize())
+	}
+	return s, err
 }
 
 // ViewAs is View with other's shape.
@@ -265,6 +277,9 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 				s, have, i, kernel.ShapeString(shape), kernel.ShapeString(t.shape)))
 		}
 	}
+	if _, err := kernel.CheckedNumel(outShape, t.dtype.ItemSize()); err != nil {
+		return t.fail("expand", err)
+	}
 	v := t.view(outShape, outStrides, t.offset)
 	if recording(t) {
 		recordView(t, v, "ExpandBackward0", func(g *Tensor) *Tensor { return sumTo(g, t.shape) })
@@ -294,7 +309,7 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	if start < 0 {
 		start += size
 	}
-	if length < 0 || start+length > size {
+	if length < 0 || length > size-start {
 		return t.fail("narrow", kernel.Errorf(ErrIndex, "start (%d) + length (%d) exceeds dimension size (%d).", start, length, size))
 	}
 	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
@@ -362,7 +377,7 @@ func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
 	start, end = clamp(start), clamp(end)
 	n := 0
 	if end > start {
-		n = (end - start + step - 1) / step
+		n = (end-start-1)/step + 1 // no overflow for a large step
 	}
 	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
 	v.shape[d] = n
@@ -435,7 +450,11 @@ func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
 		if s < 0 {
 			return nil, t.fail("split_with_sizes", kernel.Errorf(ErrArgument, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%v", sizes)).err
 		}
-		total += s
+		if s > kernel.MaxNbytes-total { // larger than any size: no overflow
+			total = kernel.MaxNbytes + 1
+		} else {
+			total += s
+		}
 	}
 	if t.Dim() == 0 || total != t.shape[d] {
 		return nil, t.fail("split_with_sizes", kernel.Errorf(ErrShape, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", t.shape[d], d, sizes)).err
@@ -464,7 +483,10 @@ func (t *Tensor) Chunk(n, dim int) ([]*Tensor, error) {
 		}
 		return nil, t.fail("chunk", err).err
 	}
-	size := (t.shape[d] + n - 1) / n
+	size := 0
+	if t.shape[d] > 0 {
+		size = (t.shape[d]-1)/n + 1 // no overflow for a large n
+	}
 	if size == 0 {
 		size = 1
 		if t.shape[d] == 0 {
@@ -533,21 +555,13 @@ func (t *Tensor) AsStrided(shape, strides []int, offset int) *Tensor {
 	if len(shape) != len(strides) {
 		return t.fail("as_strided", kernel.Errorf(ErrShape, "mismatch in length of strides and shape"))
 	}
-	if err := kernel.CheckShape(shape); err != nil {
-		return t.fail("as_strided", err)
-	}
 	for _, s := range strides {
 		if s < 0 {
 			return t.fail("as_strided", kernel.Errorf(ErrArgument, "as_strided: Negative strides are not supported at the moment, got strides: %s", kernel.ShapeString(strides)))
 		}
 	}
-	if offset < 0 {
-		return t.fail("as_strided", kernel.Errorf(ErrArgument, "Tensor: invalid storage offset %d", offset))
-	}
-	need := kernel.StorageExtent(shape, strides, offset) * t.dtype.ItemSize()
-	if need > t.storage.Nbytes() {
-		return t.fail("as_strided", kernel.Errorf(ErrShape, "setStorage: sizes %s, strides %s, storage offset %d, and itemsize %d requiring a storage size of %d are out of bounds for storage of size %d",
-			kernel.ShapeString(shape), kernel.ShapeString(strides), offset, t.dtype.ItemSize(), need, t.storage.Nbytes()))
+	if err := kernel.CheckView(shape, strides, offset, t.dtype.ItemSize(), t.storage.Nbytes()); err != nil {
+		return t.fail("as_strided", err)
 	}
 	v := t.view(shape, strides, offset)
 	if recording(t) {

@@ -29,7 +29,8 @@ import (
 // which is the policy of GOGC=100 applied to tensor memory.
 //
 // Environment: MINDTORCH_CPU_CACHE_MB bounds the idle bytes kept (default
-// 1024; 0 turns the cache off and every allocation comes from the Go heap).
+// 1024; 0 turns the cache off and every allocation below 1 GiB comes from
+// the Go heap).
 // MINDTORCH_CPU_CACHE_DEBUG=1 sends every allocation, however small, through
 // the cache and fills reused blocks with 0xFF bytes, to find kernels that
 // wrongly expect fresh memory to hold zeros.
@@ -37,6 +38,7 @@ import (
 const (
 	minCached  = 64 << 10 // smaller allocations come from the Go heap
 	minTrigger = 64 << 20 // never collect for less outstanding memory than this
+	mapAlways  = 1 << 30  // mapped even with the cache off: the Go heap's failure to find them would be fatal
 )
 
 // block is one mapping. It never refers to the Memory that uses it, so that
@@ -88,7 +90,12 @@ func sizeClass(n int) int {
 }
 
 // enabled reports whether an allocation of n bytes comes from the cache.
-func (c *cache) enabled(n int) bool { return c.min >= 0 && n >= c.min }
+// Allocations of mapAlways bytes and more are mapped by it even when it is
+// turned off (then put unmaps them at once): the system's refusal is an
+// error there, where the Go heap's would end the program.
+func (c *cache) enabled(n int) bool {
+	return c.min >= 0 && n >= c.min || mappingSupported && n >= mapAlways
+}
 
 // get returns a block of at least n bytes and whether it holds zeros.
 func (c *cache) get(n int) (*block, bool, error) {

@@ -37,7 +37,11 @@ var empty [Alignment]byte
 
 // Allocate returns n bytes of aligned CPU memory. Zeroed reports whether
 // they hold zeros (fresh memory does; memory reused from the cache does not).
+// More than kernel.MaxNbytes bytes, or memory the system refuses, is an error.
 func Allocate(n int) (*Memory, error) {
+	if err := kernel.CheckAllocation(n); err != nil {
+		return nil, err
+	}
 	if n == 0 {
 		return &Memory{ptr: unsafe.Pointer(&empty[0]), zeroed: true}, nil
 	}

@@ -1,11 +1,12 @@
 package kernel
 
 import (
-	"math"
 	"slices"
 )
 
-// Numel is the number of elements of a shape (1 for a 0-dim shape).
+// Numel is the number of elements of a shape (1 for a 0-dim shape). It
+// does not check for overflow: shapes from users go through CheckedNumel
+// first (see sizes.go).
 func Numel(shape []int) int {
 	n := 1
 	for _, s := range shape {
@@ -14,20 +15,11 @@ func Numel(shape []int) int {
 	return n
 }
 
-// CheckShape rejects negative sizes and shapes whose element count
-// overflows an int.
+// CheckShape rejects negative sizes and shapes whose elements (of one byte
+// each) would overflow MaxNbytes; see CheckedNumel.
 func CheckShape(shape []int) error {
-	n := 1
-	for _, s := range shape {
-		if s < 0 {
-			return Errorf(ErrShape, "negative dimension %d in shape %s", s, ShapeString(shape))
-		}
-		if s != 0 && n > math.MaxInt64/s {
-			return Errorf(ErrShape, "shape %s has too many elements", ShapeString(shape))
-		}
-		n *= s
-	}
-	return nil
+	_, err := CheckedNumel(shape, 1)
+	return err
 }
 
 // ContiguousStrides writes the row-major strides of shape into dst (which
@@ -186,7 +178,7 @@ func InferSize(dst, shape []int, numel int) ([]int, error) {
 	}
 	out = append(out, shape...)
 	infer := -1
-	prod := 1
+	prod, dense := 1, 1 // dense counts sizes 0 as 1 (see CheckedNumel)
 	for i, s := range shape {
 		switch {
 		case s == -1:
@@ -197,6 +189,11 @@ func InferSize(dst, shape []int, numel int) ([]int, error) {
 		case s < 0:
 			return nil, Errorf(ErrShape, "invalid shape dimension %d", s)
 		default:
+			var ok bool
+			if dense, ok = MulSize(dense, max(s, 1)); !ok {
+				return nil, Errorf(ErrShape, "shape '%v' is invalid for input of size %d (numel: integer multiplication overflow)",
+					shapeString(shape), numel)
+			}
 			prod *= s
 		}
 	}
@@ -268,7 +265,8 @@ func ViewStrides(dst, oldShape, oldStrides, newShape []int) ([]int, bool) {
 }
 
 // StorageExtent is the number of elements of storage a view needs: one past
-// the largest element index it can reach (0 for an empty view).
+// the largest element index it can reach (0 for an empty view). It does not
+// check for overflow: user layouts go through StorageNbytes first.
 func StorageExtent(shape, strides []int, offset int) int {
 	end := offset + 1
 	for i, s := range shape {

@@ -31,7 +31,9 @@ func BoolScalar(v bool) Scalar {
 }
 
 // ScalarOf converts a Go value (bool, any int or uint kind, float32,
-// float64, dtype.F16, dtype.BF16) to a Scalar.
+// float64, dtype.F16, dtype.BF16) to a Scalar. Unsigned values above the
+// largest int64 are an ErrArgument, as PyTorch's: "value cannot be
+// converted to type int64_t without overflow".
 func ScalarOf(v any) (Scalar, error) {
 	switch x := v.(type) {
 	case Scalar:
@@ -49,7 +51,7 @@ func ScalarOf(v any) (Scalar, error) {
 	case int64:
 		return IntScalar(x), nil
 	case uint:
-		return IntScalar(int64(x)), nil
+		return uintScalar(uint64(x))
 	case uint8:
 		return IntScalar(int64(x)), nil
 	case uint16:
@@ -57,7 +59,7 @@ func ScalarOf(v any) (Scalar, error) {
 	case uint32:
 		return IntScalar(int64(x)), nil
 	case uint64:
-		return IntScalar(int64(x)), nil
+		return uintScalar(x)
 	case float32:
 		return FloatScalar(float64(x)), nil
 	case float64:
@@ -69,6 +71,65 @@ func ScalarOf(v any) (Scalar, error) {
 	}
 	return Scalar{}, Errorf(ErrArgument, "%T is not a scalar (want bool, an integer or a float)", v)
 }
+
+func uintScalar(v uint64) (Scalar, error) {
+	if v > math.MaxInt64 {
+		return Scalar{}, Errorf(ErrArgument, "value cannot be converted to type int64_t without overflow")
+	}
+	return IntScalar(int64(v)), nil
+}
+
+// CheckFits returns PyTorch's error for a value that a fill of dtype d
+// refuses (c10's checked_convert): "value cannot be converted to type
+// uint8_t without overflow", an ErrArgument. The value must lie in d's
+// range, except that negative integers down to -255 wrap into uint8 and
+// that infinities and NaN fit the floating dtypes; anything fits bool.
+func (s Scalar) CheckFits(d dtype.DType) error {
+	if s.fits(d) {
+		return nil
+	}
+	return Errorf(ErrArgument, "value cannot be converted to type %s without overflow", cTypeNames[d])
+}
+
+func (s Scalar) fits(d dtype.DType) bool {
+	isFloat := s.kind == dtype.KindFloat
+	if isFloat && d.IsFloatingPoint() && (math.IsInf(s.f, 0) || math.IsNaN(s.f)) {
+		return true
+	}
+	switch d {
+	case dtype.Uint8:
+		if !isFloat {
+			return s.i >= -math.MaxUint8 && s.i <= math.MaxUint8
+		}
+		return s.in(0, math.MaxUint8)
+	case dtype.Int8:
+		return s.in(math.MinInt8, math.MaxInt8)
+	case dtype.Int16:
+		return s.in(math.MinInt16, math.MaxInt16)
+	case dtype.Int32:
+		return s.in(math.MinInt32, math.MaxInt32)
+	case dtype.Int64:
+		return s.in(math.MinInt64, math.MaxInt64)
+	case dtype.Float16:
+		return s.f >= -65504 && s.f <= 65504
+	case dtype.BFloat16:
+		return s.f >= -3.3895313892515355e38 && s.f <= 3.3895313892515355e38
+	case dtype.Float32:
+		return s.f >= -math.MaxFloat32 && s.f <= math.MaxFloat32
+	}
+	return true
+}
+
+// in reports whether the value lies in [lo, hi] (a float compared as c10
+// does, in double: NaN never does).
+func (s Scalar) in(lo, hi int64) bool {
+	if s.kind == dtype.KindFloat {
+		return s.f >= float64(lo) && s.f <= float64(hi)
+	}
+	return s.i >= lo && s.i <= hi
+}
+
+var cTypeNames = [dtype.NumDTypes]string{"bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "at::Half", "at::BFloat16", "float", "double"}
 
 // Kind is the scalar's category.
 func (s Scalar) Kind() dtype.Kind { return s.kind }

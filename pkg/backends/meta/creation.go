@@ -78,7 +78,8 @@ func rangeMeta(c *kernel.Call) error {
 	o.Shape[0] = n
 	o.Strides = c.NewInts(1)
 	o.Strides[0] = 1
-	return nil
+	_, err := kernel.CheckedNumel(o.Shape, o.DType.ItemSize())
+	return err
 }
 
 // bernoulliMeta: the output has the probabilities' shape and dtype.

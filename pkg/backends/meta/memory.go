@@ -30,6 +30,9 @@ func (m *Memory) Released() bool { return false }
 
 func init() {
 	kernel.RegisterAllocator(device.Meta, func(_ device.Device, n int) (kernel.Memory, error) {
+		if err := kernel.CheckAllocation(n); err != nil {
+			return nil, err
+		}
 		return &Memory{n: n}, nil
 	})
 }

@@ -65,7 +65,12 @@ func Cat(c *kernel.Call) error {
 	shape[c.Dim] = 0
 	for i := range c.In {
 		if !skippedInCat(&c.In[i]) {
-			shape[c.Dim] += c.In[i].Shape[c.Dim]
+			n := c.In[i].Shape[c.Dim]
+			if n > kernel.MaxNbytes-shape[c.Dim] { // both are at most MaxNbytes: no overflow
+				return kernel.Errorf(kernel.ErrShape, "Storage size calculation overflowed: the sizes in dimension %d add up to more than %d",
+					c.Dim, kernel.MaxNbytes)
+			}
+			shape[c.Dim] += n
 		}
 	}
 	c.ComputeDType = d

@@ -7,8 +7,8 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
-// contiguousOut lays out output i as a new contiguous tensor, or checks the
-// one the caller gave.
+// contiguousOut lays out output i as a new contiguous tensor (whose size
+// it checks), or checks the one the caller gave.
 func contiguousOut(c *kernel.Call, i int, d dtype.DType, shape []int) error {
 	if c.OutGiven {
 		o := &c.Out[i]
@@ -21,6 +21,9 @@ func contiguousOut(c *kernel.Call, i int, d dtype.DType, shape []int) error {
 				kernel.PyName(d), kernel.PyName(o.DType))
 		}
 		return nil
+	}
+	if _, err := kernel.CheckedNumel(shape, d.ItemSize()); err != nil {
+		return err
 	}
 	o := &c.Out[i]
 	o.DType, o.Shape = d, shape

@@ -226,6 +226,9 @@ func setOutput(c *kernel.Call, out dtype.DType, shape []int) error {
 		}
 		return nil
 	}
+	if _, err := kernel.CheckedNumel(shape, out.ItemSize()); err != nil { // broadcasting can grow it
+		return err
+	}
 	o.DType = out
 	o.Shape = shape
 	o.Strides = kernel.ElementwiseStrides(shape, c.In, c.NewInts(len(shape)))
