@@ -136,12 +136,17 @@ func kernelDevice(c *kernel.Call) device.Type {
 	return c.Device.Type
 }
 
-// released refuses operands whose memory was released.
+// released refuses operands whose memory was released, or which reach
+// past the end of their memory (a storage resized smaller under its
+// tensor).
 func released(c *kernel.Call) error {
 	check := func(what string, ops []kernel.Operand) error {
 		for i := range ops {
 			if m := ops[i].Mem; m != nil && m.Released() {
 				return kernel.Errorf(kernel.ErrArgument, "%s %d was used after its storage was released", what, i)
+			}
+			if err := kernel.CheckOperand(&ops[i]); err != nil {
+				return err
 			}
 		}
 		return nil

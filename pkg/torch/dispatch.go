@@ -292,7 +292,7 @@ func binaryScalar(op kernel.OpID, a *Tensor, v any, mode int, alpha kernel.Scala
 	}
 	s, err := kernel.ScalarOf(v)
 	if err != nil {
-		return failed(a.opError(op.String(), kernel.ErrArgument, "%v", err))
+		return a.fail(op.String(), err)
 	}
 	c := dispatch.NewCall(op, a.Device(), 1, 1)
 	c.In[0] = a.operand()
@@ -332,7 +332,7 @@ func binaryInPlaceRun(op kernel.OpID, a, b *Tensor, v any, mode int, alpha kerne
 	} else {
 		s, err := kernel.ScalarOf(v)
 		if err != nil {
-			return failed(a.opError(op.String()+"_", kernel.ErrArgument, "%v", err))
+			return a.fail(op.String()+"_", err)
 		}
 		c = dispatch.NewCall(op, a.Device(), 1, 1)
 		c.Scalars[0] = s

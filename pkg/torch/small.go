@@ -35,8 +35,9 @@ func smallBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *T
 	}
 	am, aOnCPU := a.storage.mem.(*cpu.Memory)
 	bm, bOnCPU := b.storage.mem.(*cpu.Memory)
-	if !aOnCPU || !bOnCPU || am.Released() || bm.Released() {
-		return nil
+	if !aOnCPU || !bOnCPU || am.Released() || bm.Released() ||
+		(a.offset+n)*dt.ItemSize() > am.Nbytes() || (b.offset+n)*dt.ItemSize() > bm.Nbytes() {
+		return nil // the dispatcher reports released or shrunk storage
 	}
 	both, m := cpu.AllocateWith[tensorAndStorage](n * dt.ItemSize())
 	if both == nil { // the cache's debug mode

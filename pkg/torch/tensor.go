@@ -257,6 +257,9 @@ func (t *Tensor) DataPtr() (uintptr, error) {
 	if err := inputErr("data_ptr", t); err != nil {
 		return 0, err
 	}
+	if err := t.checkBounds("data_ptr"); err != nil {
+		return 0, err
+	}
 	m := t.storage.mem
 	if p := m.HostPtr(); p != nil {
 		return uintptr(unsafe.Add(p, t.offset*t.dtype.ItemSize())), nil
