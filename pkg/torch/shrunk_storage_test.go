@@ -15,13 +15,15 @@ import (
 func TestOpsOnAShrunkStorageFailCleanly(t *testing.T) {
 	for _, n := range []int{4, 1 << 18} { // the small-tensor path, and the dispatcher
 		uses := map[string]func(x *torch.Tensor) error{
-			"add":      func(x *torch.Tensor) error { return x.Add(x).Err() },
-			"exp":      func(x *torch.Tensor) error { return x.Exp().Err() },
-			"sum":      func(x *torch.Tensor) error { return x.Sum().Err() },
-			"add_":     func(x *torch.Tensor) error { return x.AddScalar_(1).Err() },
-			"copy_":    func(x *torch.Tensor) error { return x.Copy_(torch.Ones([]int{n})).Err() },
-			"clone":    func(x *torch.Tensor) error { return x.Clone().Err() },
-			"into":     func(x *torch.Tensor) error { return torch.Into(x).Add(torch.Ones([]int{n}), torch.Ones([]int{n})).Err() },
+			"add":   func(x *torch.Tensor) error { return x.Add(x).Err() },
+			"exp":   func(x *torch.Tensor) error { return x.Exp().Err() },
+			"sum":   func(x *torch.Tensor) error { return x.Sum().Err() },
+			"add_":  func(x *torch.Tensor) error { return x.AddScalar_(1).Err() },
+			"copy_": func(x *torch.Tensor) error { return x.Copy_(torch.Ones([]int{n})).Err() },
+			"clone": func(x *torch.Tensor) error { return x.Clone().Err() },
+			"into": func(x *torch.Tensor) error {
+				return torch.Into(x).Add(torch.Ones([]int{n}), torch.Ones([]int{n})).Err()
+			},
 			"to_slice": func(x *torch.Tensor) error { _, err := torch.ToSlice[float32](x); return err },
 			"data_ptr": func(x *torch.Tensor) error { _, err := x.DataPtr(); return err },
 		}

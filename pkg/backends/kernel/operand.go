@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/pkg/device"
@@ -36,10 +37,15 @@ func (o *Operand) Dim() int { return len(o.Shape) }
 func (o *Operand) IsContiguous() bool { return IsContiguous(o.Shape, o.Strides) }
 
 // Data is the address of the first element (base plus offset) for host
-// memory, nil otherwise.
+// memory, nil otherwise. An operand without elements may have an offset
+// past the end of its memory (PyTorch allows it for empty views); its
+// Data is the base, so that no pointer past the memory ever exists.
 func (o *Operand) Data() unsafe.Pointer {
 	if o.Ptr == nil {
 		return nil
+	}
+	if o.Offset != 0 && slices.Contains(o.Shape, 0) {
+		return o.Ptr
 	}
 	return unsafe.Add(o.Ptr, o.Offset*o.DType.ItemSize())
 }

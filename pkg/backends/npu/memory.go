@@ -165,6 +165,9 @@ func allocConf(conf string) (gc float64, maxCached int64) {
 // block of the size. When the device is out of memory it waits for the
 // stream, frees the cached blocks and tries once more.
 func Allocate(dev, n int) (*Memory, error) {
+	if err := kernel.CheckAllocation(n); err != nil {
+		return nil, err
+	}
 	if err := ready(dev); err != nil {
 		return nil, err
 	}
