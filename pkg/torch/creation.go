@@ -18,7 +18,7 @@ func emptyOp(op string, shape []int, dt DType, o *options) *Tensor {
 		return failed(o.err)
 	}
 	if !dt.Valid() {
-		return failed(kernel.Errorf(kernel.ErrDType, "invalid dtype %d", dt))
+		return failed(creationError(op, kernel.Errorf(kernel.ErrDType, "invalid dtype %d", dt), shape, dt, o.dev))
 	}
 	nbytes, err := kernel.CheckedNbytes(shape, dt.ItemSize())
 	if err != nil {
@@ -100,32 +100,34 @@ func Full(shape []int, value any, opts ...Option) *Tensor {
 
 // EmptyLike, ZerosLike, OnesLike, FullLike, RandLike and RandnLike make a
 // tensor of t's shape, dtype and device (options override them).
-func EmptyLike(t *Tensor, opts ...Option) *Tensor { return like(t, Empty, opts) }
+func EmptyLike(t *Tensor, opts ...Option) *Tensor { return like("empty_like", t, Empty, opts) }
 
 // ZerosLike is Zeros with t's shape, dtype and device.
-func ZerosLike(t *Tensor, opts ...Option) *Tensor { return like(t, Zeros, opts) }
+func ZerosLike(t *Tensor, opts ...Option) *Tensor { return like("zeros_like", t, Zeros, opts) }
 
 // OnesLike is Ones with t's shape, dtype and device.
-func OnesLike(t *Tensor, opts ...Option) *Tensor { return like(t, Ones, opts) }
+func OnesLike(t *Tensor, opts ...Option) *Tensor { return like("ones_like", t, Ones, opts) }
 
 // RandLike is Rand with t's shape, dtype and device.
-func RandLike(t *Tensor, opts ...Option) *Tensor { return like(t, Rand, opts) }
+func RandLike(t *Tensor, opts ...Option) *Tensor { return like("rand_like", t, Rand, opts) }
 
 // RandnLike is Randn with t's shape, dtype and device.
-func RandnLike(t *Tensor, opts ...Option) *Tensor { return like(t, Randn, opts) }
+func RandnLike(t *Tensor, opts ...Option) *Tensor { return like("randn_like", t, Randn, opts) }
 
 // FullLike is Full with t's shape, dtype and device.
 func FullLike(t *Tensor, value any, opts ...Option) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("full_like", t); err != nil {
+		return failed(err)
 	}
 	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
 	return Full(t.shape, value, all...)
 }
 
-func like(t *Tensor, f func([]int, ...Option) *Tensor, opts []Option) *Tensor {
-	if t.err != nil {
-		return t
+// like makes a tensor with f (Empty, Zeros, ...) of t's shape, dtype and
+// device; op names it in the error of a nil or unusable t.
+func like(op string, t *Tensor, f func([]int, ...Option) *Tensor, opts []Option) *Tensor {
+	if err := inputErr(op, t); err != nil {
+		return failed(err)
 	}
 	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
 	return f(t.shape, all...)
@@ -261,28 +263,29 @@ func EyeNM(n, m int, opts ...Option) *Tensor {
 // the range of t's dtype is an error, as in PyTorch ("value cannot be
 // converted to type int64_t without overflow"); t carries the error of a
 // failure.
-func (t *Tensor) Fill_(value any) *Tensor { return t.keepFailure(t.fill(value)) }
+func (t *Tensor) Fill_(value any) *Tensor { return t.keepFailure(t.fill("fill_", value)) }
 
-func (t *Tensor) fill(value any) *Tensor {
-	if t.err != nil {
-		return t
+// fill is Fill_ (or Zero_, which op names) without keeping the failure.
+func (t *Tensor) fill(op string, value any) *Tensor {
+	if err := inputErr(op, t); err != nil {
+		return failed(err)
 	}
 	s, err := kernel.ScalarOf(value)
 	if err == nil {
 		err = s.CheckFits(t.dtype)
 	}
 	if err != nil {
-		return t.fail("fill_", err)
+		return t.fail(op, err)
 	}
-	if err := t.checkBounds("fill_"); err != nil {
+	if err := t.checkBounds(op); err != nil {
 		return failed(err)
 	}
-	if err := t.checkWritable("fill_"); err != nil {
+	if err := t.checkWritable(op); err != nil {
 		return failed(err)
 	}
 	rec := recording(t) || (t.base != nil && recording(t.base))
 	if rec {
-		if err := checkLeafWrite(t, "fill_"); err != nil {
+		if err := checkLeafWrite(t, op); err != nil {
 			return failed(err)
 		}
 	}
@@ -295,8 +298,9 @@ func (t *Tensor) fill(value any) *Tensor {
 	return t
 }
 
-// Zero_ sets every element of t to 0 and returns t.
-func (t *Tensor) Zero_() *Tensor { return t.Fill_(0) }
+// Zero_ sets every element of t to 0 and returns t (carrying the error of
+// a failure).
+func (t *Tensor) Zero_() *Tensor { return t.keepFailure(t.fill("zero_", 0)) }
 
 // isZeroed reports whether a storage's memory is known to hold zeros (fresh
 // memory from the Go allocator).

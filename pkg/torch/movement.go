@@ -12,8 +12,8 @@ import (
 // runOp dispatches op over tensors ts on their common device; set fills in
 // the call's attributes. It returns the call's first output.
 func runOp(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) *Tensor {
-	if err := firstErr(ts...); err != nil {
-		return failed(err)
+	if r := passOn(op, ts...); r != nil {
+		return r
 	}
 	dev, err := deviceOf(op, ts...)
 	if err != nil {
@@ -100,8 +100,8 @@ func opCall(op kernel.OpID, dev Device, set func(c *kernel.Call) error, ts []*Te
 
 // runOp2 is runOp for ops with two outputs.
 func runOp2(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tensor) (*Tensor, *Tensor) {
-	if err := firstErr(ts...); err != nil {
-		return failed(err), failed(err)
+	if r := passOn(op, ts...); r != nil {
+		return r, r
 	}
 	c := dispatch.NewCall(op, ts[0].Device(), len(ts), 2)
 	for i, t := range ts {
@@ -135,11 +135,14 @@ func withDim(dim, ndim int) func(c *kernel.Call) error {
 // Cat concatenates tensors along dim; their dtypes promote to a common one.
 func Cat(ts []*Tensor, dim int) *Tensor {
 	if len(ts) == 0 {
-		return failed(kernel.Errorf(kernel.ErrArgument, "torch.cat(): expected a non-empty list of Tensors"))
+		return failed(&Error{Op: "cat", Kind: ErrArgument, Detail: "torch.cat(): expected a non-empty list of Tensors"})
+	}
+	if r := passOn(kernel.OpCat, ts...); r != nil {
+		return r
 	}
 	ndim := 1
 	for _, t := range ts {
-		if t.err == nil && !(t.Dim() == 1 && t.shape[0] == 0) {
+		if !(t.Dim() == 1 && t.shape[0] == 0) {
 			ndim = t.Dim()
 			break
 		}
@@ -150,9 +153,9 @@ func Cat(ts []*Tensor, dim int) *Tensor {
 // Stack joins tensors of one shape along a new dim.
 func Stack(ts []*Tensor, dim int) *Tensor {
 	if len(ts) == 0 {
-		return failed(kernel.Errorf(kernel.ErrArgument, "stack expects a non-empty TensorList"))
+		return failed(&Error{Op: "stack", Kind: ErrArgument, Detail: "stack expects a non-empty TensorList"})
 	}
-	if err := firstErr(ts...); err != nil {
+	if err := inputErr("stack", ts...); err != nil {
 		return failed(err)
 	}
 	d, err := kernel.NormalizeDim(dim, ts[0].Dim()+1)
@@ -172,7 +175,13 @@ func Stack(ts []*Tensor, dim int) *Tensor {
 
 // HStack concatenates along dim 1 (dim 0 for 1-D tensors).
 func HStack(ts []*Tensor) *Tensor {
-	if len(ts) > 0 && ts[0].err == nil && ts[0].Dim() == 1 {
+	if len(ts) == 0 {
+		return failed(&Error{Op: "hstack", Kind: ErrArgument, Detail: "hstack expects a non-empty TensorList"})
+	}
+	if err := inputErr("hstack", ts...); err != nil {
+		return failed(err)
+	}
+	if ts[0].Dim() == 1 {
 		return Cat(ts, 0)
 	}
 	return Cat(ts, 1)
@@ -180,10 +189,16 @@ func HStack(ts []*Tensor) *Tensor {
 
 // VStack concatenates along dim 0, 1-D tensors becoming rows.
 func VStack(ts []*Tensor) *Tensor {
+	if len(ts) == 0 {
+		return failed(&Error{Op: "vstack", Kind: ErrArgument, Detail: "vstack expects a non-empty TensorList"})
+	}
+	if err := inputErr("vstack", ts...); err != nil {
+		return failed(err)
+	}
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		us[i] = t
-		if t.err == nil && t.Dim() < 2 {
+		if t.Dim() < 2 {
 			us[i] = t.Reshape(1, -1)
 		}
 	}
@@ -198,8 +213,8 @@ func (t *Tensor) Flip(dims ...int) *Tensor {
 // Roll shifts elements along dims by shifts, wrapping around; with no dims
 // the tensor is rolled flattened and restored to its shape.
 func (t *Tensor) Roll(shifts []int, dims ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("roll", t); err != nil {
+		return failed(err)
 	}
 	if len(dims) == 0 {
 		if len(shifts) != 1 {
@@ -236,8 +251,8 @@ func (t *Tensor) Roll(shifts []int, dims ...int) *Tensor {
 // Repeat tiles the tensor reps[i] times along each dim; reps may have more
 // dims than t (new leading dims).
 func (t *Tensor) Repeat(reps ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("repeat", t); err != nil {
+		return failed(err)
 	}
 	if len(reps) < t.Dim() {
 		return failed(t.opError("repeat", kernel.ErrArgument, "Number of dimensions of repeat dims can not be smaller "+
@@ -272,8 +287,8 @@ func (t *Tensor) Repeat(reps ...int) *Tensor {
 
 // Tile is Repeat with reps padded with leading ones to t's rank.
 func (t *Tensor) Tile(reps ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("tile", t); err != nil {
+		return failed(err)
 	}
 	for len(reps) < t.Dim() {
 		reps = append([]int{1}, reps...)
@@ -283,8 +298,8 @@ func (t *Tensor) Tile(reps ...int) *Tensor {
 
 // RepeatInterleave repeats each element (each slice along dim) n times.
 func (t *Tensor) RepeatInterleave(n int, dim int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("repeat_interleave", t); err != nil {
+		return failed(err)
 	}
 	if n < 0 {
 		return failed(t.opError("repeat_interleave", kernel.ErrArgument, "repeats can not be negative"))
@@ -318,10 +333,10 @@ func (t *Tensor) Tril(diagonal int) *Tensor { return t.triangle("tril", diagonal
 // Triu keeps the elements on and above the diagonal-th diagonal.
 func (t *Tensor) Triu(diagonal int) *Tensor { return t.triangle("triu", diagonal, false) }
 
-// Tril_ is Tril in place; it returns t.
+// Tril_ is Tril in place; it returns t (carrying the error of a failure).
 func (t *Tensor) Tril_(diagonal int) *Tensor { return t.triangleInPlace("tril_", diagonal, true) }
 
-// Triu_ is Triu in place; it returns t.
+// Triu_ is Triu in place; it returns t (carrying the error of a failure).
 func (t *Tensor) Triu_(diagonal int) *Tensor { return t.triangleInPlace("triu_", diagonal, false) }
 
 func (t *Tensor) triangle(op string, k int, lower bool) *Tensor {
@@ -343,7 +358,7 @@ func (t *Tensor) triangleWith(where func(cond, a, b *Tensor) *Tensor, op string,
 func (t *Tensor) triangleInPlace(op string, k int, lower bool) *Tensor {
 	r := t.triangle(op, k, lower)
 	if r.err != nil {
-		return r
+		return t.keepFailure(r)
 	}
 	return t.Copy_(r)
 }
@@ -351,8 +366,8 @@ func (t *Tensor) triangleInPlace(op string, k int, lower bool) *Tensor {
 // triangleMask is true on the elements tril (lower) or triu keeps: a
 // [rows, cols] bool tensor on t's device.
 func (t *Tensor) triangleMask(op string, k int, lower bool) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(op, t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() < 2 {
 		return failed(t.opError(op, kernel.ErrShape, "%s: input tensor must have at least 2 dimensions", op))
@@ -370,8 +385,8 @@ func (t *Tensor) triangleMask(op string, k int, lower bool) *Tensor {
 // Diag builds a square matrix with the 1-D t on its diagonal-th diagonal,
 // or returns the diagonal-th diagonal of the 2-D t as a new 1-D tensor.
 func (t *Tensor) Diag(diagonal int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("diag", t); err != nil {
+		return failed(err)
 	}
 	switch t.Dim() {
 	case 1:
@@ -438,6 +453,9 @@ func (t *Tensor) Scatter_(dim int, index, src *Tensor) *Tensor {
 
 // ScatterValue is Scatter with one value for every position.
 func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
+	if r := passOn(kernel.OpScatter, t); r != nil {
+		return r
+	}
 	set, err := t.scatterValueAttrs(dim, value)
 	if err != nil {
 		return t.fail("scatter", err)
@@ -445,21 +463,22 @@ func (t *Tensor) ScatterValue(dim int, index *Tensor, value any) *Tensor {
 	return runOp(kernel.OpScatter, set, t, index)
 }
 
-// ScatterValue_ is ScatterValue in place; it returns t.
+// ScatterValue_ is ScatterValue in place; it returns t (carrying the
+// error of a failure).
 func (t *Tensor) ScatterValue_(dim int, index *Tensor, value any) *Tensor {
+	if r := passOn(kernel.OpScatter, t); r != nil {
+		return t.keepFailure(r)
+	}
 	set, err := t.scatterValueAttrs(dim, value)
 	if err != nil {
-		return t.fail("scatter_", err)
+		return t.keepFailure(t.fail("scatter_", err))
 	}
 	return t.runOpInPlace(kernel.OpScatter, set, false, index)
 }
 
 // scatterValueAttrs reads scatter's value and returns the setter of the
-// call's attributes (t's own error first).
+// call's attributes (t is usable: see passOn).
 func (t *Tensor) scatterValueAttrs(dim int, value any) (func(c *kernel.Call) error, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
 	s, err := kernel.ScalarOf(value)
 	if err != nil {
 		return nil, err
@@ -485,6 +504,9 @@ func (t *Tensor) ScatterAdd_(dim int, index, src *Tensor) *Tensor {
 // with reduce "sum", "prod", "mean", "amax" or "amin"; without includeSelf,
 // t's values at those positions do not take part.
 func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
+	if r := passOn(kernel.OpScatterReduce, t); r != nil {
+		return r
+	}
 	set, err := t.scatterReduceAttrs(dim, reduce, includeSelf)
 	if err != nil {
 		return t.fail("scatter_reduce", err)
@@ -492,21 +514,22 @@ func (t *Tensor) ScatterReduce(dim int, index, src *Tensor, reduce string, inclu
 	return runOp(kernel.OpScatterReduce, set, t, index, src)
 }
 
-// ScatterReduce_ is ScatterReduce in place; it returns t.
+// ScatterReduce_ is ScatterReduce in place; it returns t (carrying the
+// error of a failure).
 func (t *Tensor) ScatterReduce_(dim int, index, src *Tensor, reduce string, includeSelf bool) *Tensor {
+	if r := passOn(kernel.OpScatterReduce, t); r != nil {
+		return t.keepFailure(r)
+	}
 	set, err := t.scatterReduceAttrs(dim, reduce, includeSelf)
 	if err != nil {
-		return t.fail("scatter_reduce_", err)
+		return t.keepFailure(t.fail("scatter_reduce_", err))
 	}
 	return t.runOpInPlace(kernel.OpScatterReduce, set, false, index, src)
 }
 
 // scatterReduceAttrs checks scatter_reduce's reduce argument and returns
-// the setter of the call's attributes (t's own error first).
+// the setter of the call's attributes (t is usable: see passOn).
 func (t *Tensor) scatterReduceAttrs(dim int, reduce string, includeSelf bool) (func(c *kernel.Call) error, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
 	modes := map[string]int{"sum": kernel.ReduceSum, "prod": kernel.ReduceProd, "mean": kernel.ReduceMean,
 		"amax": kernel.ReduceAmax, "amin": kernel.ReduceAmin}
 	mode, ok := modes[reduce]
@@ -527,6 +550,9 @@ func (t *Tensor) IndexSelect(dim int, index *Tensor) *Tensor {
 // IndexAdd returns a copy of t with alpha*source[.., i, ..] added to the
 // slice index[i] along dim.
 func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
+	if r := passOn(kernel.OpIndexAdd, t); r != nil {
+		return r
+	}
 	set, err := t.indexAddAttrs(dim, alpha)
 	if err != nil {
 		return t.fail("index_add", err)
@@ -534,21 +560,22 @@ func (t *Tensor) IndexAdd(dim int, index, source *Tensor, alpha any) *Tensor {
 	return runOp(kernel.OpIndexAdd, set, t, index, source)
 }
 
-// IndexAdd_ is IndexAdd in place; it returns t.
+// IndexAdd_ is IndexAdd in place; it returns t (carrying the error of a
+// failure).
 func (t *Tensor) IndexAdd_(dim int, index, source *Tensor, alpha any) *Tensor {
+	if r := passOn(kernel.OpIndexAdd, t); r != nil {
+		return t.keepFailure(r)
+	}
 	set, err := t.indexAddAttrs(dim, alpha)
 	if err != nil {
-		return t.fail("index_add_", err)
+		return t.keepFailure(t.fail("index_add_", err))
 	}
 	return t.runOpInPlace(kernel.OpIndexAdd, set, false, index, source)
 }
 
 // indexAddAttrs reads index_add's alpha and returns the setter of the
-// call's attributes (t's own error first).
+// call's attributes (t is usable: see passOn).
 func (t *Tensor) indexAddAttrs(dim int, alpha any) (func(c *kernel.Call) error, error) {
-	if t.err != nil {
-		return nil, t.err
-	}
 	a, err := kernel.ScalarOf(alpha)
 	if err != nil {
 		return nil, err
@@ -576,6 +603,9 @@ func (t *Tensor) Nonzero() *Tensor { return runOp(kernel.OpNonzero, nil, t) }
 // bool mask stands for the positions of its true elements, and the result
 // has the indices' broadcast shape followed by t's remaining dims.
 func (t *Tensor) Index(indices ...*Tensor) *Tensor {
+	if err := inputErr("index", t); err != nil {
+		return failed(err)
+	}
 	if len(indices) != 1 {
 		return t.indexMany(indices)
 	}
@@ -584,7 +614,7 @@ func (t *Tensor) Index(indices ...*Tensor) *Tensor {
 
 // indexMany is Index with several indices (or none: t itself).
 func (t *Tensor) indexMany(indices []*Tensor) *Tensor {
-	if len(indices) == 0 || t.err != nil {
+	if len(indices) == 0 {
 		return t
 	}
 	pos, err := t.positionsOf("index", indices)
@@ -606,7 +636,7 @@ func (t *Tensor) indexMany(indices []*Tensor) *Tensor {
 
 // index is Index with one index.
 func (t *Tensor) index(index *Tensor) *Tensor {
-	if err := firstErr(t, index); err != nil {
+	if err := inputErr("index", t, index); err != nil {
 		return failed(err)
 	}
 	if index.dtype == Bool {
@@ -672,8 +702,8 @@ func (t *Tensor) Topk(k, dim int, largest bool) (values, indices *Tensor) {
 // Unique returns the sorted distinct elements of t, the index of each
 // element of t among them (t's shape), and how often each occurs.
 func (t *Tensor) Unique() (values, inverse, counts *Tensor) {
-	if t.err != nil {
-		return t, t, t
+	if r := passOn(kernel.OpUnique, t); r != nil {
+		return r, r, r
 	}
 	c := dispatch.NewCall(kernel.OpUnique, t.Device(), 1, 3)
 	c.In[0] = t.operand()
@@ -701,8 +731,8 @@ func Searchsorted(sorted, values *Tensor, right bool) *Tensor {
 // OneHot returns int64 one-hot vectors of numClasses classes for the int64
 // class indices of t ([..., numClasses]); numClasses < 0 means max(t)+1.
 func OneHot(t *Tensor, numClasses int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("one_hot", t); err != nil {
+		return failed(err)
 	}
 	if t.dtype != Int64 {
 		return failed(t.opError("one_hot", kernel.ErrDType, "one_hot is only applicable to index tensor."))
@@ -741,7 +771,7 @@ func OneHot(t *Tensor, numClasses int) *Tensor {
 // Embedding looks up the rows of weight ([num, dim]) named by the int64
 // indices, giving [indices..., dim]: PyTorch's nn.functional.embedding.
 func Embedding(indices, weight *Tensor) *Tensor {
-	if err := firstErr(indices, weight); err != nil {
+	if err := inputErr("embedding", indices, weight); err != nil {
 		return failed(err)
 	}
 	if weight.Dim() != 2 {

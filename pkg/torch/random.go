@@ -9,21 +9,45 @@ import (
 // Generator is a seedable source of random numbers: PyTorch's CPU generator
 // (mt19937), so that ManualSeed(s) followed by the same calls gives the same
 // numbers PyTorch gives. A Generator is safe for concurrent use.
-type Generator struct{ g *cpu.Generator }
+//
+// A zero Generator (new(Generator)) is ready to use, seeded with PyTorch's
+// default seed 67280421310721 as torch.Generator() is. A nil *Generator
+// stands for the default generator, in WithGenerator and in its methods.
+type Generator struct{ g cpu.Generator }
 
 // NewGenerator returns a generator seeded with seed.
-func NewGenerator(seed uint64) *Generator { return &Generator{g: cpu.NewGenerator(seed)} }
-
-// ManualSeed reseeds the generator and returns it.
-func (g *Generator) ManualSeed(seed uint64) *Generator {
-	g.g.Lock()
+func NewGenerator(seed uint64) *Generator {
+	g := new(Generator)
 	g.g.Seed(seed)
-	g.g.Unlock()
 	return g
 }
 
-// InitialSeed is the seed the generator was last seeded with.
-func (g *Generator) InitialSeed() uint64 { return g.g.InitialSeed() }
+// source is the generator's state: the default generator's for nil.
+func (g *Generator) source() *cpu.Generator {
+	if g == nil {
+		return &defaultGenerator.g
+	}
+	return &g.g
+}
+
+// ManualSeed reseeds the generator (the default generator for nil) and
+// returns it.
+func (g *Generator) ManualSeed(seed uint64) *Generator {
+	s := g.source()
+	s.Lock()
+	s.Seed(seed)
+	s.Unlock()
+	return g
+}
+
+// InitialSeed is the seed the generator was last seeded with (the default
+// generator's for nil).
+func (g *Generator) InitialSeed() uint64 {
+	s := g.source()
+	s.Lock()
+	defer s.Unlock()
+	return s.InitialSeed()
+}
 
 var defaultGenerator = NewGenerator(cpu.DefaultSeed)
 
@@ -33,6 +57,8 @@ func DefaultGenerator() *Generator { return defaultGenerator }
 // ManualSeed seeds the default generator.
 func ManualSeed(seed uint64) { defaultGenerator.ManualSeed(seed) }
 
+// generator is the generator of the options: the default one unless
+// WithGenerator named another (a nil one is the default).
 func (o *options) generator() *Generator {
 	if o.gen != nil {
 		return o.gen
@@ -43,20 +69,28 @@ func (o *options) generator() *Generator {
 // random runs an in-place random op on t; t carries the error of a
 // failure.
 func random(op kernel.OpID, t *Tensor, g *Generator, a, b kernel.Scalar) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr(op.String(), t); err != nil {
+		return t.keepFailure(failed(err))
 	}
 	if err := t.checkBounds(op.String()); err != nil {
 		return t.keepFailure(failed(err))
 	}
 	c := dispatch.NewCall(op, t.Device(), 0, 1)
 	c.Scalars[0], c.Scalars[1] = a, b
-	c.Random = g.g
+	c.Random = g.source()
 	return t.keepFailure(runInPlace(c, t))
 }
 
-// Uniform_ fills t with values drawn uniformly from [from, to).
+// Uniform_ fills t with values drawn uniformly from [from, to); from > to
+// is an error, as in PyTorch.
 func (t *Tensor) Uniform_(from, to float64, opts ...Option) *Tensor {
+	if !(from <= to) {
+		if err := inputErr("uniform_", t); err != nil {
+			return t.keepFailure(failed(err))
+		}
+		return t.keepFailure(t.fail("uniform_", kernel.Errorf(ErrArgument,
+			"uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to)))
+	}
 	o := collect(opts)
 	return random(kernel.OpUniform, t, o.generator(), kernel.FloatScalar(from), kernel.FloatScalar(to))
 }
@@ -103,8 +137,8 @@ func Randint(low, high int64, shape []int, opts ...Option) *Tensor {
 
 // Bernoulli returns a tensor of 0s and 1s drawn with the probabilities in p.
 func Bernoulli(p *Tensor, opts ...Option) *Tensor {
-	if p.err != nil {
-		return p
+	if err := inputErr("bernoulli", p); err != nil {
+		return failed(err)
 	}
 	if err := p.checkBounds("bernoulli"); err != nil {
 		return failed(err)
@@ -112,6 +146,6 @@ func Bernoulli(p *Tensor, opts ...Option) *Tensor {
 	o := collect(opts)
 	c := dispatch.NewCall(kernel.OpBernoulliTensor, p.Device(), 1, 1)
 	c.In[0] = p.operand()
-	c.Random = o.generator().g
+	c.Random = o.generator().source()
 	return run(c)
 }

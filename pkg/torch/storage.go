@@ -28,7 +28,9 @@ func newStorage(m kernel.Memory) *UntypedStorage { return &UntypedStorage{mem: m
 // (the CPU by default).
 func NewUntypedStorage(nbytes int, opts ...Option) (*UntypedStorage, error) {
 	if nbytes < 0 {
-		return nil, kernel.Errorf(ErrArgument, "UntypedStorage: negative size %d", nbytes)
+		e := kernel.Errorf(ErrArgument, "negative size %d", nbytes)
+		e.Op = "UntypedStorage"
+		return nil, e
 	}
 	t := Zeros([]int{nbytes}, append(append([]Option(nil), opts...), WithDType(Uint8))...)
 	if t.err != nil {
@@ -58,35 +60,91 @@ func UntypedStorageFromFile(path string, shared bool, nbytes int) (*UntypedStora
 func OpenSharedStorage(fd, nbytes int) (*UntypedStorage, error) {
 	m, err := cpu.OpenShared(fd, nbytes)
 	if err != nil {
-		return nil, err
+		return nil, withOp("open_shared", err)
 	}
 	return newStorage(m), nil
 }
 
-// Device is where the bytes live.
-func (s *UntypedStorage) Device() Device { return s.mem.Device() }
+// storageErr is the error, naming op, of a nil storage or a zero
+// UntypedStorage{} (made without torch's functions: it has no memory);
+// nil for a usable storage.
+func storageErr(op string, s *UntypedStorage) error {
+	var e *Error
+	switch {
+	case s == nil:
+		e = kernel.Errorf(ErrArgument, "expected an UntypedStorage but got nil")
+	case s.mem == nil:
+		e = kernel.Errorf(ErrArgument, "expected an UntypedStorage but got a zero UntypedStorage{}, which has no memory "+
+			"(make storages with torch's functions)")
+	default:
+		return nil
+	}
+	e.Op = op
+	return e
+}
 
-// Nbytes is the size in bytes.
-func (s *UntypedStorage) Nbytes() int { return s.mem.Nbytes() }
+// Device is where the bytes live (the CPU for a nil or zero storage).
+func (s *UntypedStorage) Device() Device {
+	if s == nil || s.mem == nil {
+		return device.CPUDevice
+	}
+	return s.mem.Device()
+}
 
-// Version counts the in-place writes to the storage.
-func (s *UntypedStorage) Version() int64 { return s.version.Load() }
+// Nbytes is the size in bytes (0 for a nil or zero storage).
+func (s *UntypedStorage) Nbytes() int {
+	if s == nil || s.mem == nil {
+		return 0
+	}
+	return s.mem.Nbytes()
+}
+
+// Version counts the in-place writes to the storage (0 for nil).
+func (s *UntypedStorage) Version() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.version.Load()
+}
 
 // Release frees the storage's memory now: large CPU allocations and device
 // memory return to their caching allocator, mapped files and shared memory
 // are unmapped. Ops on tensors over the storage report an error afterwards.
 // Releasing is optional on the CPU (the garbage collector reclaims memory no
-// tensor refers to, only later) and releasing twice is harmless.
-func (s *UntypedStorage) Release() { s.mem.Release() }
+// tensor refers to, only later) and releasing twice is harmless, as is
+// releasing a nil or zero storage.
+func (s *UntypedStorage) Release() {
+	if s == nil || s.mem == nil {
+		return
+	}
+	s.mem.Release()
+}
 
-// Close is Release, for use with defer and io.Closer.
-func (s *UntypedStorage) Close() error { s.mem.Release(); return nil }
+// Close is Release for use with defer and io.Closer, which reports what
+// Release cannot: a storage mapped shared from a file is flushed first
+// (see Flush), and Close returns Flush's error (the storage is released
+// either way). Closing a released storage does nothing and returns nil; a
+// nil or zero storage is an error.
+func (s *UntypedStorage) Close() error {
+	if err := storageErr("close", s); err != nil {
+		return err
+	}
+	if s.mem.Released() {
+		return nil
+	}
+	err := s.Flush()
+	s.mem.Release()
+	return err
+}
 
 func (s *UntypedStorage) bump() { s.version.Add(1) }
 
 // DataPtr is the address of the first byte: a host address on the CPU, a
 // device address on an NPU; meta storage has none (an error).
 func (s *UntypedStorage) DataPtr() (uintptr, error) {
+	if err := storageErr("data_ptr", s); err != nil {
+		return 0, err
+	}
 	if p := s.mem.HostPtr(); p != nil {
 		return uintptr(p), nil
 	}
@@ -99,13 +157,17 @@ func (s *UntypedStorage) DataPtr() (uintptr, error) {
 	return 0, nil
 }
 
-// bytes is the storage as a 1-D uint8 tensor (no copy).
+// bytes is the storage as a 1-D uint8 tensor (no copy); s is usable (see
+// storageErr).
 func (s *UntypedStorage) bytes() *Tensor {
 	return newTensor(s, Uint8, []int{s.Nbytes()}, []int{1}, 0)
 }
 
 // Tolist copies the bytes to the host.
 func (s *UntypedStorage) Tolist() ([]byte, error) {
+	if err := storageErr("tolist", s); err != nil {
+		return nil, err
+	}
 	if s.Device().Type == device.Meta {
 		return nil, s.errorf("tolist", ErrDevice, "Cannot read the data of meta storage; it has none")
 	}
@@ -113,10 +175,21 @@ func (s *UntypedStorage) Tolist() ([]byte, error) {
 }
 
 // Fill_ sets every byte to v.
-func (s *UntypedStorage) Fill_(v byte) error { return s.bytes().Fill_(v).Err() }
+func (s *UntypedStorage) Fill_(v byte) error {
+	if err := storageErr("fill_", s); err != nil {
+		return err
+	}
+	return s.bytes().Fill_(v).Err()
+}
 
 // Copy_ copies src's bytes into s (across devices); the sizes must match.
 func (s *UntypedStorage) Copy_(src *UntypedStorage) error {
+	if err := storageErr("copy_", s); err != nil {
+		return err
+	}
+	if err := storageErr("copy_", src); err != nil {
+		return err
+	}
 	if src.Nbytes() != s.Nbytes() {
 		return s.errorf("copy_", ErrShape, "size mismatch: copying %d bytes into a storage of %d", src.Nbytes(), s.Nbytes())
 	}
@@ -125,6 +198,9 @@ func (s *UntypedStorage) Copy_(src *UntypedStorage) error {
 
 // Clone is a new storage on the same device with a copy of the bytes.
 func (s *UntypedStorage) Clone() (*UntypedStorage, error) {
+	if err := storageErr("clone", s); err != nil {
+		return nil, err
+	}
 	c := s.bytes().Clone()
 	if c.err != nil {
 		return nil, c.err
@@ -138,6 +214,9 @@ func (s *UntypedStorage) Clone() (*UntypedStorage, error) {
 // whose elements no longer fit then fail (PyTorch's "setStorage: ... out of
 // bounds for storage of size ...") instead of touching the missing bytes.
 func (s *UntypedStorage) Resize_(nbytes int) error {
+	if err := storageErr("resize_", s); err != nil {
+		return err
+	}
 	if nbytes < 0 {
 		return s.errorf("resize_", ErrArgument, "negative size %d", nbytes)
 	}
@@ -171,15 +250,21 @@ func (s *UntypedStorage) Resize_(nbytes int) error {
 }
 
 // IsShared reports whether the bytes are in memory other processes can map
-// (ShareMemory_, or a file mapped shared).
+// (ShareMemory_, or a file mapped shared); false for a nil or zero storage.
 func (s *UntypedStorage) IsShared() bool {
+	if s == nil {
+		return false
+	}
 	sh, ok := s.mem.(interface{ IsShared() bool })
 	return ok && sh.IsShared()
 }
 
 // Filename is the path of the mapped file, or "" when the storage is not
-// file-backed.
+// file-backed (or is nil or zero).
 func (s *UntypedStorage) Filename() string {
+	if s == nil {
+		return ""
+	}
 	f, ok := s.mem.(interface{ Filename() string })
 	if !ok {
 		return ""
@@ -191,6 +276,9 @@ func (s *UntypedStorage) Filename() string {
 // map (see Fd and OpenSharedStorage); tensors over the storage follow.
 // Storage already shared, and storage not on the CPU, stays as it is.
 func (s *UntypedStorage) ShareMemory_() error {
+	if err := storageErr("share_memory_", s); err != nil {
+		return err
+	}
 	if s.IsShared() || s.Device().Type != device.CPU {
 		return nil
 	}
@@ -213,6 +301,9 @@ func (s *UntypedStorage) ShareMemory_() error {
 // another process, which maps it with OpenSharedStorage. It stays open
 // until the storage is released.
 func (s *UntypedStorage) Fd() (int, error) {
+	if err := storageErr("fd", s); err != nil {
+		return -1, err
+	}
 	f, ok := s.mem.(interface{ Fd() (int, error) })
 	if !ok {
 		return -1, s.errorf("fd", ErrArgument, "the storage is not in shared memory; call ShareMemory_ first")
@@ -250,6 +341,25 @@ func NewTypedStorage(u *UntypedStorage, dt DType) TypedStorage {
 	return TypedStorage{untyped: u, dtype: dt}
 }
 
+// check is the error, naming op, of a typed storage without a usable
+// untyped storage (a zero TypedStorage{}, or one over a nil or zero
+// UntypedStorage) or with an invalid dtype; nil for a usable one.
+func (s TypedStorage) check(op string) error {
+	if s.untyped == nil {
+		e := kernel.Errorf(ErrArgument, "expected a TypedStorage over an UntypedStorage but got none "+
+			"(a zero TypedStorage{}, or NewTypedStorage of nil)")
+		e.Op = op
+		return e
+	}
+	if err := storageErr(op, s.untyped); err != nil {
+		return err
+	}
+	if !s.dtype.Valid() {
+		return s.untyped.errorf(op, ErrDType, "invalid dtype %d", s.dtype)
+	}
+	return nil
+}
+
 // Untyped is the underlying byte storage.
 func (s TypedStorage) Untyped() *UntypedStorage { return s.untyped }
 
@@ -259,10 +369,16 @@ func (s TypedStorage) DType() DType { return s.dtype }
 // ElementSize is the size of one element in bytes.
 func (s TypedStorage) ElementSize() int { return s.dtype.ItemSize() }
 
-// Size is the number of whole elements.
-func (s TypedStorage) Size() int { return s.untyped.Nbytes() / s.dtype.ItemSize() }
+// Size is the number of whole elements (0 without a usable storage).
+func (s TypedStorage) Size() int {
+	n := s.dtype.ItemSize()
+	if n == 0 { // an invalid dtype
+		return 0
+	}
+	return s.untyped.Nbytes() / n
+}
 
-// Nbytes is the size of the underlying bytes.
+// Nbytes is the size of the underlying bytes (0 without a usable storage).
 func (s TypedStorage) Nbytes() int { return s.untyped.Nbytes() }
 
 // Device is where the bytes live.
@@ -274,14 +390,21 @@ func (s TypedStorage) DataPtr() (uintptr, error) { return s.untyped.DataPtr() }
 // Version counts the in-place writes to the storage.
 func (s TypedStorage) Version() int64 { return s.untyped.Version() }
 
-// Tensor is a 1-D tensor over all the elements (no copy).
+// Tensor is a 1-D tensor over all the elements (no copy); a failed tensor
+// without a usable storage.
 func (s TypedStorage) Tensor() *Tensor {
+	if err := s.check("set_"); err != nil {
+		return failed(err)
+	}
 	return newTensor(s.untyped, s.dtype, []int{s.Size()}, []int{1}, 0)
 }
 
 // Tolist copies the elements to the host as a Go slice of the dtype's Go
 // type ([]float32, []int64, []bool, ...).
 func (s TypedStorage) Tolist() (any, error) {
+	if err := s.check("tolist"); err != nil {
+		return nil, err
+	}
 	if s.Device().Type == device.Meta {
 		return nil, s.untyped.errorf("tolist", ErrDevice, "Cannot read the data of meta storage; it has none")
 	}
@@ -289,11 +412,22 @@ func (s TypedStorage) Tolist() (any, error) {
 }
 
 // Fill_ sets every element to v.
-func (s TypedStorage) Fill_(v any) error { return s.Tensor().Fill_(v).Err() }
+func (s TypedStorage) Fill_(v any) error {
+	if err := s.check("fill_"); err != nil {
+		return err
+	}
+	return s.Tensor().Fill_(v).Err()
+}
 
 // Copy_ copies src's elements into s, converting dtypes and across devices;
 // the sizes must match.
 func (s TypedStorage) Copy_(src TypedStorage) error {
+	if err := s.check("copy_"); err != nil {
+		return err
+	}
+	if err := src.check("copy_"); err != nil {
+		return err
+	}
 	if src.Size() != s.Size() {
 		return s.untyped.errorf("copy_", ErrShape, "size mismatch: copying %d elements into a storage of %d", src.Size(), s.Size())
 	}
@@ -302,12 +436,18 @@ func (s TypedStorage) Copy_(src TypedStorage) error {
 
 // Clone copies the storage.
 func (s TypedStorage) Clone() (TypedStorage, error) {
+	if err := s.check("clone"); err != nil {
+		return TypedStorage{dtype: s.dtype}, err
+	}
 	u, err := s.untyped.Clone()
 	return TypedStorage{untyped: u, dtype: s.dtype}, err
 }
 
 // Resize_ changes the size to n elements.
 func (s TypedStorage) Resize_(n int) error {
+	if err := s.check("resize_"); err != nil {
+		return err
+	}
 	if n < 0 {
 		return s.untyped.errorf("resize_", ErrArgument, "negative size %d", n)
 	}
@@ -333,8 +473,8 @@ func (s TypedStorage) Filename() string { return s.untyped.Filename() }
 // contiguous) and offset in elements, as torch.tensor([]).set_(storage,
 // offset, size, stride). The elements must lie within the storage.
 func FromStorage(s TypedStorage, offset int, shape, strides []int) *Tensor {
-	if s.untyped == nil {
-		return failed(kernel.Errorf(ErrArgument, "set_: no storage"))
+	if err := s.check("set_"); err != nil {
+		return failed(err)
 	}
 	t := newTensor(s.untyped, s.dtype, nil, nil, 0)
 	return t.Set_(s, offset, shape, strides)
@@ -348,8 +488,11 @@ func (t *Tensor) Set_(s TypedStorage, offset int, shape, strides []int) *Tensor 
 }
 
 func (t *Tensor) set(s TypedStorage, offset int, shape, strides []int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("set_", t); err != nil {
+		return failed(err)
+	}
+	if err := s.check("set_"); err != nil {
+		return failed(err)
 	}
 	if len(strides) != len(shape) && strides != nil {
 		return failed(t.opError("set_", ErrArgument, "mismatch in length of strides and shape"))
@@ -383,6 +526,9 @@ func (t *Tensor) set(s TypedStorage, offset int, shape, strides []int) *Tensor {
 // shared memory keeps the mapping alive after s is released; other slices
 // keep s's memory reachable and are freed with it.
 func (s *UntypedStorage) Slice(off, n int) (*UntypedStorage, error) {
+	if err := storageErr("slice", s); err != nil {
+		return nil, err
+	}
 	if off < 0 || n < 0 || n > s.Nbytes()-off {
 		return nil, s.errorf("slice", ErrIndex, "%d bytes at offset %d are outside a storage of %d bytes", n, off, s.Nbytes())
 	}

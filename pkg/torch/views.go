@@ -40,8 +40,8 @@ func (t *Tensor) dim(op string, d int) (int, error) {
 // may be -1), sharing the data. It fails when t's strides do not allow it
 // (then use Reshape, which copies).
 func (t *Tensor) View(shape ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("view", t); err != nil {
+		return failed(err)
 	}
 	var buf [8]int
 	s, err := t.inferSize(buf[:0:4], shape)
@@ -59,8 +59,8 @@ func (t *Tensor) View(shape ...int) *Tensor {
 // Reshape returns t with a new shape: a view when the strides allow, else a
 // contiguous copy, as PyTorch's reshape.
 func (t *Tensor) Reshape(shape ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("reshape", t); err != nil {
+		return failed(err)
 	}
 	var buf [8]int
 	s, err := t.inferSize(buf[:0:4], shape)
@@ -86,15 +86,25 @@ func (t *Tensor) inferSize(dst, shape []int) ([]int, error) {
 }
 
 // ViewAs is View with other's shape.
-func (t *Tensor) ViewAs(other *Tensor) *Tensor { return t.View(other.shape...) }
+func (t *Tensor) ViewAs(other *Tensor) *Tensor {
+	if err := inputErr("view_as", t, other); err != nil {
+		return failed(err)
+	}
+	return t.View(other.shape...)
+}
 
 // ReshapeAs is Reshape with other's shape.
-func (t *Tensor) ReshapeAs(other *Tensor) *Tensor { return t.Reshape(other.shape...) }
+func (t *Tensor) ReshapeAs(other *Tensor) *Tensor {
+	if err := inputErr("reshape_as", t, other); err != nil {
+		return failed(err)
+	}
+	return t.Reshape(other.shape...)
+}
 
 // Transpose swaps dims d0 and d1.
 func (t *Tensor) Transpose(d0, d1 int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("transpose", t); err != nil {
+		return failed(err)
 	}
 	a, err := t.dim("transpose", d0)
 	if err != nil {
@@ -117,8 +127,8 @@ func (t *Tensor) Transpose(d0, d1 int) *Tensor {
 
 // T transposes a tensor of at most 2 dims (and returns 0-D and 1-D tensors as they are).
 func (t *Tensor) T() *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("t", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() > 2 {
 		return t.fail("t", kernel.Errorf(ErrShape, "t() expects a tensor with <= 2 dimensions, but self is %dD", t.Dim()))
@@ -131,8 +141,8 @@ func (t *Tensor) T() *Tensor {
 
 // MT transposes the last two dims (a batch of matrices).
 func (t *Tensor) MT() *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("mT", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() < 2 {
 		return t.fail("mT", kernel.Errorf(ErrShape, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.", t.Dim()))
@@ -142,8 +152,8 @@ func (t *Tensor) MT() *Tensor {
 
 // Permute reorders the dims: dim i of the result is dim dims[i] of t.
 func (t *Tensor) Permute(dims ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("permute", t); err != nil {
+		return failed(err)
 	}
 	n := t.Dim()
 	if len(dims) != n {
@@ -183,8 +193,8 @@ func (t *Tensor) Permute(dims ...int) *Tensor {
 
 // Squeeze removes every dim of size 1.
 func (t *Tensor) Squeeze() *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("squeeze", t); err != nil {
+		return failed(err)
 	}
 	var shape, strides []int
 	for i, s := range t.shape {
@@ -198,8 +208,8 @@ func (t *Tensor) Squeeze() *Tensor {
 
 // SqueezeDim removes dim when its size is 1 (and returns t's view otherwise).
 func (t *Tensor) SqueezeDim(dim int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("squeeze", t); err != nil {
+		return failed(err)
 	}
 	d, err := t.dim("squeeze", dim)
 	if err != nil {
@@ -219,8 +229,8 @@ func remove(s []int, i int) []int {
 
 // Unsqueeze inserts a dim of size 1 at position dim (in [-Dim()-1, Dim()]).
 func (t *Tensor) Unsqueeze(dim int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("unsqueeze", t); err != nil {
+		return failed(err)
 	}
 	d, err := kernel.NormalizeDim(dim, t.Dim()+1)
 	if err != nil {
@@ -248,8 +258,8 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 // Expand broadcasts t to a larger shape without copying: new leading dims
 // and size-1 dims get stride 0; -1 keeps a size.
 func (t *Tensor) Expand(shape ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("expand", t); err != nil {
+		return failed(err)
 	}
 	n := len(shape)
 	if n < t.Dim() {
@@ -288,12 +298,17 @@ func (t *Tensor) Expand(shape ...int) *Tensor {
 }
 
 // ExpandAs is Expand to other's shape.
-func (t *Tensor) ExpandAs(other *Tensor) *Tensor { return t.Expand(other.shape...) }
+func (t *Tensor) ExpandAs(other *Tensor) *Tensor {
+	if err := inputErr("expand_as", t, other); err != nil {
+		return failed(err)
+	}
+	return t.Expand(other.shape...)
+}
 
 // Narrow returns elements [start, start+length) of dim (start may be negative).
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("narrow", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() == 0 {
 		return t.fail("narrow", kernel.Errorf(ErrShape, "narrow() cannot be applied to a 0-dim tensor."))
@@ -324,8 +339,8 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 
 // Select returns the slice at index of dim, removing dim (PyTorch's t[..., i, ...]).
 func (t *Tensor) Select(dim, index int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("select", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() == 0 {
 		return t.fail("select", kernel.Errorf(ErrIndex, "select() cannot be applied to a 0-dim tensor."))
@@ -354,8 +369,8 @@ func (t *Tensor) Select(dim, index int) *Tensor {
 // Python's rules: negative start and end count from the end, and both are
 // clamped to the dim (t[start:end:step]). step must be positive.
 func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("slice", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() == 0 {
 		return t.fail("slice", kernel.Errorf(ErrIndex, "slice() cannot be applied to a 0-dim tensor."))
@@ -392,8 +407,8 @@ func (t *Tensor) Slice(dim, start, end, step int) *Tensor {
 
 // Unbind returns the slices along dim, each without dim.
 func (t *Tensor) Unbind(dim int) ([]*Tensor, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("unbind", t); err != nil {
+		return nil, err
 	}
 	if t.Dim() == 0 {
 		return nil, t.fail("unbind", kernel.Errorf(ErrIndex, "Dimension specified as 0 but tensor has no dimensions")).err
@@ -411,8 +426,8 @@ func (t *Tensor) Unbind(dim int) ([]*Tensor, error) {
 
 // Split cuts dim into pieces of size (the last may be smaller), as views.
 func (t *Tensor) Split(size, dim int) ([]*Tensor, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("split", t); err != nil {
+		return nil, err
 	}
 	d, err := t.dim("split", dim)
 	if err != nil || t.Dim() == 0 {
@@ -438,11 +453,14 @@ func (t *Tensor) Split(size, dim int) ([]*Tensor, error) {
 // SplitSizes cuts dim into pieces of the given sizes, which must add up to
 // the size of dim.
 func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("split_with_sizes", t); err != nil {
+		return nil, err
 	}
 	d, err := t.dim("split_with_sizes", dim)
-	if err != nil {
+	if err != nil || t.Dim() == 0 {
+		if err == nil {
+			err = kernel.Errorf(ErrShape, "split expects at least a 1-dimensional tensor")
+		}
 		return nil, t.fail("split_with_sizes", err).err
 	}
 	total := 0
@@ -456,7 +474,7 @@ func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
 			total += s
 		}
 	}
-	if t.Dim() == 0 || total != t.shape[d] {
+	if total != t.shape[d] {
 		return nil, t.fail("split_with_sizes", kernel.Errorf(ErrShape, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%v", t.shape[d], d, sizes)).err
 	}
 	out := make([]*Tensor, len(sizes))
@@ -470,8 +488,8 @@ func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
 
 // Chunk cuts dim into at most n pieces of equal size (the last may be smaller).
 func (t *Tensor) Chunk(n, dim int) ([]*Tensor, error) {
-	if t.err != nil {
-		return nil, t.err
+	if err := inputErr("chunk", t); err != nil {
+		return nil, err
 	}
 	if n <= 0 {
 		return nil, t.fail("chunk", kernel.Errorf(ErrArgument, "chunk expects `chunks` to be greater than 0, got: %d", n)).err
@@ -498,8 +516,8 @@ func (t *Tensor) Chunk(n, dim int) ([]*Tensor, error) {
 
 // Flatten merges dims start..end (inclusive) into one: a view when possible.
 func (t *Tensor) Flatten(start, end int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("flatten", t); err != nil {
+		return failed(err)
 	}
 	if t.Dim() == 0 {
 		return t.Reshape(1)
@@ -524,8 +542,8 @@ func (t *Tensor) Flatten(start, end int) *Tensor {
 
 // Unflatten splits dim into the given sizes (one may be -1).
 func (t *Tensor) Unflatten(dim int, sizes ...int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("unflatten", t); err != nil {
+		return failed(err)
 	}
 	d, err := t.dim("unflatten", dim)
 	if err != nil || t.Dim() == 0 {
@@ -549,8 +567,8 @@ func (t *Tensor) Unflatten(dim int, sizes ...int) *Tensor {
 // AsStrided returns a view with any shape, strides and storage offset. The
 // view must stay inside the storage.
 func (t *Tensor) AsStrided(shape, strides []int, offset int) *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("as_strided", t); err != nil {
+		return failed(err)
 	}
 	if len(shape) != len(strides) {
 		return t.fail("as_strided", kernel.Errorf(ErrShape, "mismatch in length of strides and shape"))
@@ -572,8 +590,8 @@ func (t *Tensor) AsStrided(shape, strides []int, offset int) *Tensor {
 
 // Detach returns a view of t that does not require gradients.
 func (t *Tensor) Detach() *Tensor {
-	if t.err != nil {
-		return t
+	if err := inputErr("detach", t); err != nil {
+		return failed(err)
 	}
 	v := t.view(t.shape, t.strides, t.offset)
 	v.requiresGrad, v.base = false, nil // writes through v are invisible to autograd

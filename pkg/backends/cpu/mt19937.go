@@ -8,9 +8,12 @@ const DefaultSeed = 67280421310721
 // Generator is PyTorch's CPU random generator: a 32-bit Mersenne Twister
 // (mt19937) and the cached second samples of Box-Muller pairs. With the
 // same seed it draws the same numbers PyTorch's does. It implements
-// kernel.Random; random kernels hold its lock while they draw.
+// kernel.Random; random kernels hold its lock while they draw. The zero
+// Generator is ready to use: Lock seeds it with DefaultSeed, as PyTorch's
+// torch.Generator() starts.
 type Generator struct {
 	mu      sync.Mutex
+	seeded  bool // Seed was called (or SetState gave a seeded state)
 	seed    uint64
 	state   [624]uint32
 	next    int
@@ -30,7 +33,7 @@ func NewGenerator(seed uint64) *Generator {
 // Seed restarts the sequence from seed (only its low 32 bits seed the
 // twister, as in PyTorch) and drops cached normal samples.
 func (g *Generator) Seed(seed uint64) {
-	g.seed = seed
+	g.seeded, g.seed = true, seed
 	g.state[0] = uint32(seed)
 	for j := 1; j < len(g.state); j++ {
 		p := g.state[j-1]
@@ -40,8 +43,13 @@ func (g *Generator) Seed(seed uint64) {
 	g.hasF, g.hasD = false, false
 }
 
-// InitialSeed is the seed last set.
-func (g *Generator) InitialSeed() uint64 { return g.seed }
+// InitialSeed is the seed last set (DefaultSeed for a zero Generator).
+func (g *Generator) InitialSeed() uint64 {
+	if !g.seeded {
+		return DefaultSeed
+	}
+	return g.seed
+}
 
 func (g *Generator) twist() {
 	const upper, lower, matrix = 0x80000000, 0x7fffffff, 0x9908b0df
@@ -99,23 +107,29 @@ func (g *Generator) SetNextNormal(double bool, v float64) {
 	}
 }
 
-// Lock serialises the use of the generator.
-func (g *Generator) Lock() { g.mu.Lock() }
+// Lock serialises the use of the generator; it seeds a zero Generator
+// with DefaultSeed, so that draws under the lock are PyTorch's.
+func (g *Generator) Lock() {
+	g.mu.Lock()
+	if !g.seeded {
+		g.Seed(DefaultSeed)
+	}
+}
 
 // Unlock ends a Lock.
 func (g *Generator) Unlock() { g.mu.Unlock() }
 
 // State returns a copy of the generator's state, for GetState/SetState.
 func (g *Generator) State() Generator {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return Generator{seed: g.seed, state: g.state, next: g.next, normalF: g.normalF, hasF: g.hasF, normalD: g.normalD, hasD: g.hasD}
+	g.Lock()
+	defer g.Unlock()
+	return Generator{seeded: g.seeded, seed: g.seed, state: g.state, next: g.next, normalF: g.normalF, hasF: g.hasF, normalD: g.normalD, hasD: g.hasD}
 }
 
 // SetState restores a state taken by State.
 func (g *Generator) SetState(s *Generator) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.seed, g.state, g.next = s.seed, s.state, s.next
+	g.seeded, g.seed, g.state, g.next = s.seeded, s.seed, s.state, s.next
 	g.normalF, g.hasF, g.normalD, g.hasD = s.normalF, s.hasF, s.normalD, s.hasD
 }
