@@ -275,10 +275,10 @@ type GradOptions struct {
 // without touching any tensor's Grad (PyTorch's torch.autograd.grad).
 func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
 	if len(outputs) == 0 {
-		return nil, kernel.Errorf(ErrArgument, "grad requires at least one output")
+		return nil, NewError("grad", ErrArgument, nil, "grad requires at least one output")
 	}
 	if len(inputs) == 0 {
-		return nil, kernel.Errorf(ErrArgument, "grad requires non-empty inputs.")
+		return nil, NewError("grad", ErrArgument, nil, "grad requires non-empty inputs.")
 	}
 	roots := make([]autograd.Edge, len(outputs))
 	grads := make([]autograd.Value, len(outputs))
@@ -345,7 +345,7 @@ func rootGrad(t *Tensor, g *Tensor, i int) (*Tensor, error) {
 		return nil, g.err
 	}
 	if !slices.Equal(g.shape, t.shape) {
-		return nil, kernel.Errorf(ErrShape, "Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a shape of %s.",
+		return nil, NewError("backward", ErrShape, []*Tensor{t, g}, "Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a shape of %s.",
 			i, kernel.ShapeString(g.shape), i, kernel.ShapeString(t.shape))
 	}
 	return g, nil

@@ -40,13 +40,10 @@ func Into(out *Tensor) Out { return Out{out} }
 // returns the device the op runs on.
 func (o Out) check(op kernel.OpID, ins ...*Tensor) (Device, error) {
 	out := o.t
-	if out == nil {
-		return device.CPUDevice, kernel.Errorf(kernel.ErrArgument, "%s(): out is a nil tensor", op)
+	if err := inputErr(op.String(), out); err != nil {
+		return device.CPUDevice, err
 	}
-	if out.err != nil {
-		return device.CPUDevice, out.err
-	}
-	if err := firstErr(ins...); err != nil {
+	if err := inputErr(op.String(), ins...); err != nil {
 		return device.CPUDevice, err
 	}
 	dev := out.Device()
@@ -135,7 +132,7 @@ func (o Out) tensors(op kernel.OpID, set func(c *kernel.Call) error, ts ...*Tens
 // product writes a matrix product into the output, whose dtype must be the
 // operands' (the products compute in the output's dtype).
 func (o Out) product(op kernel.OpID, beta, alpha kernel.Scalar, ts ...*Tensor) *Tensor {
-	if o.t != nil && o.t.err == nil && firstErr(ts...) == nil {
+	if inputErr("", o.t) == nil && inputErr("", ts...) == nil {
 		if d := ts[len(ts)-1].dtype; o.t.dtype != d {
 			return o.keep(failed(o.t.opError(op.String(), kernel.ErrDType, "Expected out tensor to have dtype %s, but got %s instead",
 				strings.ToLower(kernel.PyName(d)), strings.ToLower(kernel.PyName(o.t.dtype)))))
@@ -185,7 +182,7 @@ func (o Out) Bmm(a, b *Tensor) *Tensor { return o.product(kernel.OpBmm, one, one
 func (o Out) Addmm(input, a, b *Tensor, beta, alpha any) *Tensor {
 	bs, as, err := betaAlpha(beta, alpha)
 	if err != nil {
-		return o.keep(failed(err))
+		return o.keep(failed(withOp("addmm", err)))
 	}
 	return o.product(kernel.OpAddmm, bs, as, input, a, b)
 }

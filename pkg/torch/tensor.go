@@ -129,7 +129,7 @@ func (t *Tensor) Size(dim int) (int, error) {
 	}
 	d, err := t.dim("size", dim)
 	if err != nil {
-		return 0, err
+		return 0, withOp("size", err)
 	}
 	return t.shape[d], nil
 }

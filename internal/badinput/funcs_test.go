@@ -1,0 +1,125 @@
+package badinput
+
+import (
+	"path/filepath"
+	"reflect"
+	"sort"
+
+	"github.com/mindtorch/mindtorch/pkg/nn"
+	"github.com/mindtorch/mindtorch/pkg/optim"
+	"github.com/mindtorch/mindtorch/pkg/safetensors"
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// tensorFuncs lists every exported function of torch, nn, optim and
+// safetensors that takes a tensor (or a list or map of them, or an
+// nn.Module), with valid arguments where the defaults of validArg do not
+// fit. TestEveryTensorFunctionHasCases fails when one is missing.
+func tensorFuncs() []callable {
+	return []callable{
+		fn("torch.Where", torch.Where).withArgs(func() []any { return []any{boolMask(), f32(), f32()} }),
+		fn("torch.Lerp", torch.Lerp),
+		fn("torch.LerpScalar", torch.LerpScalar),
+		fn("torch.ThresholdBackward", torch.ThresholdBackward),
+		fn("torch.CheckGrad", torch.CheckGrad),
+		fn("torch.Grad", torch.Grad),
+		fn("torch.ToSlice", torch.ToSlice[float32]),
+		fn("torch.Equal", torch.Equal),
+		fn("torch.EqualErr", torch.EqualErr),
+		fn("torch.AllClose", torch.AllClose),
+		fn("torch.AllCloseErr", torch.AllCloseErr),
+		fn("torch.EmptyLike", torch.EmptyLike),
+		fn("torch.ZerosLike", torch.ZerosLike),
+		fn("torch.OnesLike", torch.OnesLike),
+		fn("torch.RandLike", torch.RandLike),
+		fn("torch.RandnLike", torch.RandnLike),
+		fn("torch.FullLike", torch.FullLike),
+		fn("torch.GradCheck", torch.GradCheck),
+		fn("torch.Addmm", torch.Addmm),
+		fn("torch.Baddbmm", torch.Baddbmm).withArgs(func() []any { return []any{f32().View(1, 2, 2), f32().View(1, 2, 2), f32().View(1, 2, 2), 1, 1} }),
+		fn("torch.Linear", torch.Linear).acceptNil(2), // bias=None
+		fn("torch.Cat", torch.Cat),
+		fn("torch.Stack", torch.Stack),
+		fn("torch.HStack", torch.HStack),
+		fn("torch.VStack", torch.VStack),
+		fn("torch.Searchsorted", torch.Searchsorted),
+		fn("torch.OneHot", torch.OneHot).withArgs(func() []any { return []any{classes(), 3} }),
+		fn("torch.Embedding", torch.Embedding).withArgs(func() []any { return []any{classes(), f32()} }),
+		fn("torch.Into", torch.Into), // the error comes with the op
+		fn("torch.Bernoulli", torch.Bernoulli),
+		fn("torch.SoftmaxBackward", torch.SoftmaxBackward),
+		fn("torch.LogSoftmaxBackward", torch.LogSoftmaxBackward),
+		fn("torch.NewError", torch.NewError).acceptNil(2), // an error about nothing in particular
+
+		fn("nn.Uniform_", nn.Uniform_),
+		fn("nn.Normal_", nn.Normal_),
+		fn("nn.Constant_", nn.Constant_),
+		fn("nn.Zeros_", nn.Zeros_),
+		fn("nn.Ones_", nn.Ones_),
+		fn("nn.KaimingUniform_", nn.KaimingUniform_).withArgs(func() []any { return []any{f32(), 0, "fan_in", "relu"} }),
+		fn("nn.KaimingNormal_", nn.KaimingNormal_).withArgs(func() []any { return []any{f32(), 0, "fan_in", "relu"} }),
+		fn("nn.XavierUniform_", nn.XavierUniform_),
+		fn("nn.XavierNormal_", nn.XavierNormal_),
+		fn("nn.NewSequential", nn.NewSequential),              // its Forward fails (see the receivers)
+		fn("nn.WithWeight", nn.WithWeight).acceptNil(0),       // weight=None
+		fn("nn.WithPosWeight", nn.WithPosWeight).acceptNil(0), // pos_weight=None
+		fn("nn.NLL", nn.NLL).withArgs(func() []any { return []any{f32().LogSoftmax(1), classes().Narrow(0, 0, 2)} }),
+		fn("nn.CrossEntropy", nn.CrossEntropy).withArgs(func() []any { return []any{f32(), classes().Narrow(0, 0, 2)} }),
+		fn("nn.MSE", nn.MSE),
+		fn("nn.L1", nn.L1),
+		fn("nn.SmoothL1", nn.SmoothL1),
+		fn("nn.Huber", nn.Huber),
+		fn("nn.BCE", nn.BCE),
+		fn("nn.BCEWithLogits", nn.BCEWithLogits),
+		fn("nn.Parameter", nn.Parameter),
+		fn("nn.Parameters", nn.Parameters),
+		fn("nn.ZeroGrad", nn.ZeroGrad),
+		fn("nn.Eval", nn.Eval),
+		fn("nn.StateDict", nn.StateDict),
+		fn("nn.LoadStateDict", nn.LoadStateDict),
+
+		fn("optim.NewSGD", optim.NewSGD).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewAdam", optim.NewAdam).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewAdamW", optim.NewAdamW).withArgs(func() []any { return []any{params()} }),
+
+		fn("safetensors.Save", safetensors.Save).withArgs(func() []any {
+			return []any{filepath.Join(filepath.Dir(savedFile()), "save.safetensors"),
+				map[string]*torch.Tensor{"weight": f32()}, nil}
+		}),
+	}
+}
+
+// fn starts the table entry of a function.
+func fn(label string, f any) callable { return callable{label: label, fn: reflect.ValueOf(f)} }
+
+// withArgs gives the entry valid arguments (nil: the parameter's zero
+// value), made afresh for each case.
+func (c callable) withArgs(args func() []any) callable {
+	c.args = args
+	return c
+}
+
+// acceptNil marks arguments where nil is PyTorch's None.
+func (c callable) acceptNil(args ...int) callable {
+	c.nilOK = args
+	return c
+}
+
+// funcCases generates the cases of the functions of tensorFuncs.
+func funcCases() []badCase {
+	var out []badCase
+	fs := tensorFuncs()
+	sort.Slice(fs, func(i, j int) bool { return fs[i].label < fs[j].label })
+	for _, f := range fs {
+		out = append(out, f.cases()...)
+	}
+	return out
+}
+
+// boolMask is a bool [2, 2] tensor.
+func boolMask() *torch.Tensor {
+	return torch.FromSlice([]bool{true, false, false, true}, torch.WithShape(2, 2))
+}
+
+// classes is the int64 class indices [0, 1, 2, 1].
+func classes() *torch.Tensor { return torch.FromSlice([]int64{0, 1, 2, 1}) }
