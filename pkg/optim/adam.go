@@ -104,26 +104,20 @@ func (o *Adam) update(i int, p, g *torch.Tensor) error {
 	return p.Add_(delta).Err()
 }
 
-// ZeroGrad drops the parameters' gradients (set_to_none=True).
-func (o *Adam) ZeroGrad() {
-	if o != nil {
-		o.zeroGrad()
+// base is o's parameters and settings (nil for a nil optimizer).
+func (o *Adam) base() *params {
+	if o == nil {
+		return nil
 	}
+	return &o.params
 }
 
+// ZeroGrad drops the parameters' gradients (set_to_none=True).
+func (o *Adam) ZeroGrad() { o.base().zeroGrad() }
+
 // LR is the learning rate (0 for a nil optimizer).
-func (o *Adam) LR() float64 {
-	if o == nil {
-		return 0
-	}
-	return o.lr
-}
+func (o *Adam) LR() float64 { return o.base().learningRate() }
 
 // SetLR changes the learning rate (for schedules); a negative, infinite or
 // NaN rate is an error and changes nothing.
-func (o *Adam) SetLR(lr float64) error {
-	if o == nil {
-		return nilOptimizer("Adam", "SetLR")
-	}
-	return o.setLR(lr)
-}
+func (o *Adam) SetLR(lr float64) error { return o.base().setLR("Adam", lr) }

@@ -36,16 +36,30 @@ func newParams(name string, ps []*torch.Tensor, defaults settings, allowed []str
 	return p, checkParams(name, ps)
 }
 
-// zeroGrad drops every parameter's gradient.
+// zeroGrad drops every parameter's gradient (nothing for a nil optimizer).
 func (ps *params) zeroGrad() {
+	if ps == nil {
+		return
+	}
 	for _, p := range ps.ps {
 		_ = p.SetGrad(nil) // clearing cannot fail on a checked parameter
 	}
 }
 
+// learningRate is the learning rate (0 for a nil optimizer).
+func (ps *params) learningRate() float64 {
+	if ps == nil {
+		return 0
+	}
+	return ps.lr
+}
+
 // setLR changes the learning rate; a negative or NaN rate is an error and
 // changes nothing.
-func (ps *params) setLR(lr float64) error {
+func (ps *params) setLR(name string, lr float64) error {
+	if ps == nil {
+		return nilOptimizer(name, "SetLR")
+	}
 	s := ps.settings
 	s.lr = lr
 	if err := s.check(ps.name); err != nil {

@@ -75,26 +75,20 @@ func (o *SGD) update(i int, p, d *torch.Tensor) error {
 	return p.Add_(d.MulScalar(-o.lr)).Err()
 }
 
-// ZeroGrad drops the parameters' gradients (set_to_none=True).
-func (o *SGD) ZeroGrad() {
-	if o != nil {
-		o.zeroGrad()
+// base is o's parameters and settings (nil for a nil optimizer).
+func (o *SGD) base() *params {
+	if o == nil {
+		return nil
 	}
+	return &o.params
 }
 
+// ZeroGrad drops the parameters' gradients (set_to_none=True).
+func (o *SGD) ZeroGrad() { o.base().zeroGrad() }
+
 // LR is the learning rate (0 for a nil optimizer).
-func (o *SGD) LR() float64 {
-	if o == nil {
-		return 0
-	}
-	return o.lr
-}
+func (o *SGD) LR() float64 { return o.base().learningRate() }
 
 // SetLR changes the learning rate (for schedules); a negative, infinite or
 // NaN rate is an error and changes nothing.
-func (o *SGD) SetLR(lr float64) error {
-	if o == nil {
-		return nilOptimizer("SGD", "SetLR")
-	}
-	return o.setLR(lr)
-}
+func (o *SGD) SetLR(lr float64) error { return o.base().setLR("SGD", lr) }
