@@ -64,8 +64,10 @@ func (o *Adam) Step() error {
 	return nil
 }
 
-// update computes parameter i's new moments and step out of place, and
-// writes them and the parameter p only when that succeeded.
+// update applies parameter i's step to p, in place as PyTorch does. Its
+// gradient g was checked (Step calls grads first), so what can still fail
+// is the memory of p or of the moments; such a failure stays in the tensor
+// that failed and is returned.
 func (o *Adam) update(i int, p, g *torch.Tensor) error {
 	b1, b2 := o.betas[0], o.betas[1]
 	bc1 := 1 - math.Pow(b1, float64(o.step))
@@ -76,32 +78,26 @@ func (o *Adam) update(i int, p, g *torch.Tensor) error {
 	if o.weightDecay != 0 && !o.decoupled {
 		g = g.AddAlpha(p, o.weightDecay)
 	}
-	m, v := o.m[i], o.v[i]
-	if m == nil {
-		m, v = torch.ZerosLike(p), torch.ZerosLike(p)
-	}
-	m = m.MulScalar(b1).AddAlpha(g, 1-b1)
-	v = v.MulScalar(b2).Add(g.Mul(g).MulScalar(1 - b2))
-	second, vmax := v, o.vmax[i]
-	if o.amsgrad {
-		if vmax == nil {
-			vmax = torch.ZerosLike(p)
+	if o.m[i] == nil {
+		o.m[i], o.v[i] = torch.ZerosLike(p), torch.ZerosLike(p)
+		if o.amsgrad {
+			o.vmax[i] = torch.ZerosLike(p)
 		}
-		vmax = vmax.Maximum(v)
-		second = vmax
 	}
-	denom := second.Sqrt().DivScalar(bc2sqrt).AddScalar(o.eps)
-	delta := m.Div(denom).MulScalar(-o.lr / bc1)
-	if err := firstErr(m, v, vmax, delta); err != nil {
+	m, v, second := o.m[i], o.v[i], o.v[i]
+	m.MulScalar_(b1).AddAlpha_(g, 1-b1)
+	v.MulScalar_(b2).AddAlpha_(g.Mul(g), 1-b2)
+	if o.amsgrad {
+		second = torch.Into(o.vmax[i]).Maximum(o.vmax[i], v)
+	}
+	denom := second.Sqrt().DivScalar_(bc2sqrt).AddScalar_(o.eps)
+	if err := firstErr(m, v, denom); err != nil {
 		return err
 	}
-	o.m[i], o.v[i], o.vmax[i] = m, v, vmax
 	if o.weightDecay != 0 && o.decoupled {
-		if err := p.MulScalar_(1 - o.lr*o.weightDecay).Err(); err != nil {
-			return err
-		}
+		p.MulScalar_(1 - o.lr*o.weightDecay)
 	}
-	return p.Add_(delta).Err()
+	return p.AddAlpha_(m.Div(denom), -o.lr/bc1).Err()
 }
 
 // base is o's parameters and settings (nil for a nil optimizer).

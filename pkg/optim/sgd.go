@@ -44,8 +44,10 @@ func (o *SGD) Step() error {
 	return nil
 }
 
-// update computes parameter i's step out of place, and writes the momentum
-// buffer and the parameter p only when that succeeded.
+// update applies parameter i's step to p, in place as PyTorch does. Its
+// gradient d was checked (Step calls grads first), so what can still fail
+// is the memory of p or of the momentum buffer; such a failure stays in
+// the tensor that failed and is returned.
 func (o *SGD) update(i int, p, d *torch.Tensor) error {
 	if o.maximize {
 		d = d.Neg()
@@ -53,12 +55,16 @@ func (o *SGD) update(i int, p, d *torch.Tensor) error {
 	if o.weightDecay != 0 {
 		d = d.AddAlpha(p, o.weightDecay)
 	}
-	var b *torch.Tensor // the new momentum buffer
 	if o.momentum != 0 {
-		if prev := o.momentumBuf[i]; prev == nil {
+		b := o.momentumBuf[i]
+		if b == nil {
 			b = d.Clone()
+			o.momentumBuf[i] = b
 		} else {
-			b = prev.MulScalar(o.momentum).AddAlpha(d, 1-o.dampening)
+			b.MulScalar_(o.momentum).AddAlpha_(d, 1-o.dampening)
+		}
+		if err := b.Err(); err != nil {
+			return err
 		}
 		if o.nesterov {
 			d = d.AddAlpha(b, o.momentum)
@@ -66,13 +72,7 @@ func (o *SGD) update(i int, p, d *torch.Tensor) error {
 			d = b
 		}
 	}
-	if err := firstErr(d, b); err != nil {
-		return err
-	}
-	if b != nil {
-		o.momentumBuf[i] = b
-	}
-	return p.Add_(d.MulScalar(-o.lr)).Err()
+	return p.AddAlpha_(d, -o.lr).Err()
 }
 
 // base is o's parameters and settings (nil for a nil optimizer).

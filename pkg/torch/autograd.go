@@ -78,17 +78,24 @@ func (t *Tensor) SetGrad(g *Tensor) error {
 	return nil
 }
 
-// CheckGrad reports why g cannot be the gradient of t: an error either
-// carries, or a shape, dtype or device other than t's (PyTorch's checks on
-// assigning .grad).
+// CheckGrad reports why g cannot be the gradient of t: either is nil,
+// carries an error or has memory that was released or no longer holds it,
+// or g's shape, dtype or device is not t's (PyTorch's checks on assigning
+// .grad). Optimizers call it before a step, so that a step changes nothing
+// when a gradient cannot be used.
 func CheckGrad(t, g *Tensor) error {
+	if err := inputErr("set_grad", t, g); err != nil {
+		return err
+	}
+	for _, x := range []*Tensor{t, g} {
+		if x.storage.mem.Released() {
+			return NewError("set_grad", ErrArgument, []*Tensor{t, g}, "a tensor was used after its storage was released")
+		}
+		if err := x.checkBounds("set_grad"); err != nil {
+			return err
+		}
+	}
 	switch {
-	case t == nil || g == nil:
-		return nilTensor("set_grad")
-	case t.err != nil:
-		return t.err
-	case g.err != nil:
-		return g.err
 	case !slices.Equal(g.shape, t.shape):
 		return NewError("set_grad", ErrShape, []*Tensor{t, g}, "assigned grad has data of a different size")
 	case g.dtype != t.dtype:

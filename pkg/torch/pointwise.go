@@ -27,6 +27,16 @@ func (t *Tensor) Add_(other *Tensor) *Tensor {
 	return binaryInPlace(kernel.OpAdd, t, other, nil, 0, one)
 }
 
+// AddAlpha_ adds alpha*other to t in place and returns t (PyTorch's
+// add_(other, alpha=alpha)).
+func (t *Tensor) AddAlpha_(other *Tensor, alpha any) *Tensor {
+	a, err := kernel.ScalarOf(alpha)
+	if err != nil {
+		return t.keepFailure(failed(withOp("add_", err)))
+	}
+	return binaryInPlace(kernel.OpAdd, t, other, nil, 0, a)
+}
+
 // AddScalar_ adds a Go scalar to t in place and returns t.
 func (t *Tensor) AddScalar_(v any) *Tensor { return binaryInPlace(kernel.OpAdd, t, nil, v, 0, one) }
 
