@@ -13,10 +13,11 @@
 // PyTorch keeps grad mode per thread; here it is kept per goroutine, so
 // goroutines that train independent models, serve under NoGrad or switch
 // the mode never change what another goroutine records. Go has no
-// goroutine-local storage: the mode lives in a table keyed by goroutine id
-// (github.com/petermattis/goid, a read of the runtime's goroutine pointer,
-// checked by this package's tests against the id in the runtime's stack
-// traces), holding only the goroutines whose recording is off.
+// goroutine-local storage: the mode lives in an internal/goroutine.Local,
+// a table keyed by goroutine id (github.com/petermattis/goid, a read of
+// the runtime's goroutine pointer, checked by that package's tests against
+// the id in the runtime's stack traces), holding only the goroutines whose
+// recording is off.
 //
 // The cost per op: an op whose inputs do not require gradients never asks.
 // One that does asks IsGradEnabled once: about 2 ns while no goroutine has

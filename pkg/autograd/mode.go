@@ -1,11 +1,6 @@
 package autograd
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"github.com/petermattis/goid"
-)
+import "github.com/mindtorch/mindtorch/internal/goroutine"
 
 // Grad mode belongs to the goroutine, as PyTorch's belongs to the thread
 // (see the package doc for the design and its cost).
@@ -17,11 +12,9 @@ import (
 // if it did not serve. A goroutine started inside NoGrad starts with
 // recording on, as a thread started inside torch.no_grad() does.
 //
-// Go has no goroutine-local storage, so the mode is kept in a table keyed
-// by the goroutine's id, read with github.com/petermattis/goid (a load of
-// the runtime's current-goroutine pointer, about 1.5 ns; the package's
-// tests check it against the id the runtime prints in stack traces). Only
-// goroutines whose recording is off have an entry. Cost per recording op:
+// Go has no goroutine-local storage, so the mode is an
+// internal/goroutine.Local: a table keyed by the goroutine's id, in which
+// only goroutines whose recording is off have an entry. Cost per recording op:
 // while no goroutine has recording off, one atomic load; otherwise one
 // goid read and one sync.Map lookup (tens of nanoseconds). Ops whose
 // inputs do not require gradients never ask.
@@ -34,48 +27,37 @@ import (
 // tensors that do not require gradients (unless create_graph asks for a
 // differentiable backward), so they record nothing whatever the mode is.
 
-var (
-	offCount atomic.Int64 // goroutines with an entry in off
-	off      sync.Map     // goroutine id -> struct{}: recording is off there
-)
+// off holds a value for the goroutines whose recording is off.
+var off goroutine.Local[struct{}]
 
 // IsGradEnabled reports whether ops called by this goroutine record the
 // graph.
 func IsGradEnabled() bool {
-	if offCount.Load() == 0 {
-		return true
-	}
-	_, isOff := off.Load(goid.Get())
+	_, isOff := off.Get()
 	return !isOff
 }
 
 // SetGradEnabled turns recording on or off for the calling goroutine.
-func SetGradEnabled(on bool) { setEnabled(goid.Get(), on) }
-
-func setEnabled(id int64, on bool) {
+func SetGradEnabled(on bool) {
 	if on {
-		if _, was := off.LoadAndDelete(id); was {
-			offCount.Add(-1)
-		}
-		return
-	}
-	if _, was := off.LoadOrStore(id, struct{}{}); !was {
-		offCount.Add(1)
+		off.Clear()
+	} else {
+		off.Set(struct{}{})
 	}
 }
 
 // NoGrad runs f with recording off in the calling goroutine, then restores
 // the goroutine's mode (also when f panics).
-func NoGrad(f func()) { withMode(false, f) }
+func NoGrad(f func()) { off.With(struct{}{}, f) }
 
 // EnableGrad runs f with recording on in the calling goroutine, even inside
 // NoGrad, then restores the goroutine's mode.
-func EnableGrad(f func()) { withMode(true, f) }
-
-func withMode(on bool, f func()) {
-	id := goid.Get()
-	_, wasOff := off.Load(id)
-	setEnabled(id, on)
-	defer setEnabled(id, !wasOff)
+func EnableGrad(f func()) {
+	if IsGradEnabled() {
+		f()
+		return
+	}
+	off.Clear()
+	defer off.Set(struct{}{})
 	f()
 }

@@ -1,40 +1,9 @@
 package autograd
 
 import (
-	"bytes"
-	"runtime"
-	"strconv"
 	"sync"
 	"testing"
-
-	"github.com/petermattis/goid"
 )
-
-// stackID is the goroutine id as the runtime prints it in a stack trace.
-func stackID(t *testing.T) int64 {
-	var b [64]byte
-	f := bytes.Fields(b[:runtime.Stack(b[:], false)])
-	id, err := strconv.ParseInt(string(f[1]), 10, 64)
-	if err != nil {
-		t.Fatalf("cannot read the goroutine id from %q", b)
-	}
-	return id
-}
-
-// The mode table is keyed by goid.Get, which reads the runtime's goroutine
-// struct at offsets that depend on the Go version: check it against the
-// runtime's own answer, in many goroutines.
-func TestGoroutineIDMatchesTheRuntime(t *testing.T) {
-	var wg sync.WaitGroup
-	for range 64 {
-		wg.Go(func() {
-			if got, want := goid.Get(), stackID(t); got != want {
-				t.Errorf("goid.Get() = %d, the runtime says %d", got, want)
-			}
-		})
-	}
-	wg.Wait()
-}
 
 func TestGradModeIsPerGoroutine(t *testing.T) {
 	inside := make(chan struct{})
@@ -76,8 +45,8 @@ func TestGradModeNests(t *testing.T) {
 			t.Error("after EnableGrad: recording is on inside NoGrad")
 		}
 	})
-	if !IsGradEnabled() || offCount.Load() != 0 {
-		t.Errorf("after NoGrad: enabled %v, %d goroutines off", IsGradEnabled(), offCount.Load())
+	if !IsGradEnabled() {
+		t.Error("after NoGrad: recording is off")
 	}
 	NoGrad(func() {
 		ch := make(chan bool)
@@ -102,8 +71,8 @@ func TestSetGradEnabled(t *testing.T) {
 		t.Error("EnableGrad did not restore the off state")
 	}
 	SetGradEnabled(true)
-	if !IsGradEnabled() || offCount.Load() != 0 {
-		t.Errorf("SetGradEnabled(true): enabled %v, %d goroutines off", IsGradEnabled(), offCount.Load())
+	if !IsGradEnabled() {
+		t.Error("SetGradEnabled(true): recording is off")
 	}
 }
 

@@ -1,40 +1,48 @@
 package npu
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/mindtorch/mindtorch/internal/goroutine"
 )
 
-// currentDevice is the NPU that "npu" without an index names. Like the
-// current stream it is process-wide (Go has no thread-local state).
+// The NPU that "npu" without an index names: the program's default, which
+// SetDevice changes for every goroutine, and the device a goroutine chose
+// for a while with UseDevice, which no other goroutine sees (PyTorch's
+// current device is per thread).
 var (
-	currentDevice atomic.Int32
-	useDevice     sync.Mutex
+	defaultDevice atomic.Int32
+	usedDevice    goroutine.Local[int]
 )
 
-// SetDevice makes device dev the one "npu" names, as torch.npu.set_device.
+// SetDevice makes device dev the one "npu" names in every goroutine that
+// is not inside UseDevice, as torch.npu.set_device does at the start of a
+// program.
 func SetDevice(dev int) error {
 	if err := ready(dev); err != nil {
 		return err
 	}
-	currentDevice.Store(int32(dev))
+	defaultDevice.Store(int32(dev))
 	return nil
 }
 
-// CurrentDevice is the index "npu" names (0 unless SetDevice changed it).
-func CurrentDevice() int { return int(currentDevice.Load()) }
+// CurrentDevice is the index "npu" names in the calling goroutine: the
+// device of the UseDevice it is inside, else the program's default (0
+// unless SetDevice changed it).
+func CurrentDevice() int {
+	if dev, ok := usedDevice.Get(); ok {
+		return dev
+	}
+	return int(defaultDevice.Load())
+}
 
-// UseDevice runs f with dev as the current device, then restores the
-// previous one: a device guard. Concurrent UseDevice calls run one after
-// the other; other goroutines see dev as current while f runs.
+// UseDevice runs f with dev as the calling goroutine's current device,
+// then restores the previous one: a device guard. Other goroutines do not
+// see it, and guards in different goroutines run at the same time.
 func UseDevice(dev int, f func()) error {
 	if err := ready(dev); err != nil {
 		return err
 	}
-	useDevice.Lock()
-	defer useDevice.Unlock()
-	prev := currentDevice.Swap(int32(dev))
-	defer currentDevice.Store(prev)
-	f()
+	usedDevice.With(dev, f)
 	return nil
 }

@@ -1,9 +1,8 @@
 package npu
 
 import (
-	"sync"
-
 	"github.com/mindtorch/mindtorch/cgo/npushim"
+	"github.com/mindtorch/mindtorch/internal/goroutine"
 )
 
 // Stream is a queue of work on one NPU: work on one stream runs in order,
@@ -53,41 +52,41 @@ func (s *Stream) Close() error {
 	return err
 }
 
-// current holds each device's current stream. It is process-wide: Go has
-// no thread-local state, so WithStream serialises its callers per device.
-var current struct {
-	mu      sync.Mutex
-	streams [16]uint64
-	with    [16]sync.Mutex
-}
+// A device's current stream is its default stream (handle 0) unless the
+// calling goroutine is inside WithStream: the streams chosen that way
+// belong to that goroutine (PyTorch's current stream is per thread).
+var usedStreams goroutine.Local[*[maxDevices]uint64]
 
-// streamOf is the current stream of device dev.
+// maxDevices bounds the device indices that WithStream remembers.
+const maxDevices = 16
+
+// streamOf is the calling goroutine's current stream of device dev.
 func streamOf(dev int) uint64 {
-	current.mu.Lock()
-	defer current.mu.Unlock()
-	return current.streams[dev]
+	if s, ok := usedStreams.Get(); ok && dev >= 0 && dev < maxDevices {
+		return s[dev]
+	}
+	return 0
 }
 
-// CurrentStream is device dev's current stream.
+// CurrentStream is device dev's current stream in the calling goroutine.
 func CurrentStream(dev int) *Stream { return &Stream{dev: dev, h: streamOf(dev)} }
 
-// WithStream runs f with s as its device's current stream, then restores
-// the previous one. The current stream is process-wide: ops that other
-// goroutines launch on the device meanwhile go to s too, and concurrent
-// WithStream calls on one device run one after the other.
+// WithStream runs f with s as its device's current stream in the calling
+// goroutine, then restores the previous one. Ops that f launches on the
+// device go to s; other goroutines, and goroutines f starts, keep their
+// own current streams, and guards in different goroutines run at the same
+// time.
 func WithStream(s *Stream, f func()) {
-	current.with[s.dev].Lock()
-	defer current.with[s.dev].Unlock()
-	current.mu.Lock()
-	prev := current.streams[s.dev]
-	current.streams[s.dev] = s.h
-	current.mu.Unlock()
-	defer func() {
-		current.mu.Lock()
-		current.streams[s.dev] = prev
-		current.mu.Unlock()
-	}()
-	f()
+	if s == nil || s.dev < 0 || s.dev >= maxDevices {
+		f()
+		return
+	}
+	var next [maxDevices]uint64
+	if prev, ok := usedStreams.Get(); ok {
+		next = *prev
+	}
+	next[s.dev] = s.h
+	usedStreams.With(&next, f)
 }
 
 // Event marks a point in a stream's work, to wait for it or time it.
