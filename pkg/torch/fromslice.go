@@ -65,7 +65,13 @@ func Scalar(v any, opts ...Option) *Tensor {
 	if s.IsFloat() {
 		dt = o.floatDType()
 	}
-	return finishCreation(emptyOpts(nil, o.dtypeOr(dt), &o).Fill_(s), &o)
+	dt = o.dtypeOr(dt)
+	if s.IsFloat() && dt.IsFloatingPoint() && dt != Float64 {
+		// torch.tensor converts a float as a cast does (1e300 in float32
+		// is inf), where fill_ refuses a value out of the dtype's range.
+		return finishCreation(emptyOpts(nil, Float64, &o).Fill_(s).ToDType(dt), &o)
+	}
+	return finishCreation(emptyOpts(nil, dt, &o).Fill_(s), &o)
 }
 
 // FromNested makes a tensor from nested Go slices ([][]float32,
