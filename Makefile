@@ -44,7 +44,7 @@ test-npu: setup
 docker-ascend:
 	docker build -f Dockerfile.ascend -t mindtorch-ascend .
 
-# Go's build cache does not see the C files that cgo/*/ include from csrc/:
-# after editing csrc/, run make clean.
+# Not needed after C edits (the C files live in their cgo packages'
+# directories, which the build cache sees): empties Go's caches.
 clean:
 	$(GO) clean -cache -testcache

@@ -1,15 +1,23 @@
-// Package cpukernels is the cgo binding of the CPU kernels in csrc/cpu: the
-// pointwise engine, casts, reductions and matrix products. It is a thin
-// layer: one C call per op (a large op is split across C's worker pool
-// inside that call), plans passed by pointer, no Go pointers kept by C.
+// Package cpukernels is the CPU kernels, in C, and their cgo binding: the
+// pointwise engine (plan.c, pointwise.c, loops.h), casts (cast.c),
+// reductions, scans and softmax (reduce.c), matrix products (gemm.c) and the
+// worker pool (pool.c), with their API in cpu_kernels.h. cgo compiles each
+// .c file as its own translation unit with -O3, the hot loops once per
+// instruction set (MT_CLONES in loops.h). The Go side is a thin layer: one C
+// call per op (a large op is split across C's worker pool inside that call),
+// plans passed by pointer, no Go pointers kept by C.
+//
+// Every C file and header the package compiles is in this directory, the
+// one Go's build cache looks at, so that an edit to any of them rebuilds the
+// package (layout_test.go checks it, for every cgo package of the module).
 package cpukernels
 
 /*
-#cgo CFLAGS: -O3 -I${SRCDIR}/../../include -I${SRCDIR}/../../csrc/cpu
+#cgo CFLAGS: -O3
 #cgo LDFLAGS: -lm -ldl
 #include <stdint.h>
 #include <stdlib.h>
-#include "mindtorch/cpu_kernels.h"
+#include "cpu_kernels.h"
 
 // Every entry point takes data addresses as integers. cgo then skips its
 // run-time check of pointer arguments, which costs about 70 ns per op (a

@@ -1,7 +1,6 @@
 package cpukernels
 
-// #cgo CFLAGS: -I${SRCDIR}/../../include
-// #include "mindtorch/cpu_kernels.h"
+// #include "cpu_kernels.h"
 import "C"
 
 // The pointwise ops of the C engine, by their C enum values.

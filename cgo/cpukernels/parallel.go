@@ -2,7 +2,7 @@ package cpukernels
 
 /*
 #include <stdint.h>
-#include "mindtorch/cpu_kernels.h"
+#include "cpu_kernels.h"
 
 // Addresses as integers, as in cpukernels.go.
 static inline int mt_pointwise_parallel_u(int op, int dt, uintptr_t plan, uintptr_t p0, uintptr_t p1,

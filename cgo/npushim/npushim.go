@@ -1,13 +1,18 @@
-// Package npushim is the cgo binding of the NPU shim in csrc/npu: CANN's
-// libraries loaded with dlopen, one C call per operation. It holds no logic
-// beyond converting arguments; the NPU backend (pkg/backends/npu) builds on it.
+// Package npushim is the NPU shim, in C (shim.c, its API in npu_shim.h), and
+// its cgo binding: CANN's libraries loaded with dlopen, one C call per
+// operation. The Go side holds no logic beyond converting arguments; the NPU
+// backend (pkg/backends/npu) builds on it.
+//
+// Every C file and header the package compiles is in this directory, the
+// one Go's build cache looks at, so that an edit to any of them rebuilds the
+// package (cgo/cpukernels/layout_test.go checks it).
 package npushim
 
 /*
-#cgo CFLAGS: -O2 -I${SRCDIR}/../../include
+#cgo CFLAGS: -O2
 #cgo LDFLAGS: -ldl -lpthread
 #include <stdlib.h>
-#include "mindtorch/npu_shim.h"
+#include "npu_shim.h"
 // Host addresses cross as integers, as in package cpukernels: the data of a
 // small CPU tensor shares an allocation with Go pointers, which cgo's
 // conservative check would reject although the bytes passed hold none.

@@ -1,2 +1,669 @@
-// cgo compiles only the C files of this folder: pull in the NPU shim.
-#include "../../csrc/npu/shim.c"
+/*
+ * The NPU shim (API in npu_shim.h): loads CANN with dlopen,
+ * owns the per-device contexts, streams and workspace arenas, and launches
+ * ACLNN ops in one call each.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npu_shim.h"
+
+typedef int aclError;
+typedef int32_t aclnnStatus;
+typedef void *aclrtStream;
+typedef void *aclrtContext;
+typedef struct aclTensor aclTensor;
+typedef struct aclScalar aclScalar;
+typedef struct aclIntArray aclIntArray;
+typedef struct aclOpExecutor aclOpExecutor;
+
+enum { ACL_ERROR_REPEAT_INITIALIZE = 100002, ACL_FORMAT_ND = 2, ACL_MEM_MALLOC_HUGE_FIRST = 0 };
+enum { ACL_MEMCPY_HOST_TO_DEVICE = 1, ACL_MEMCPY_DEVICE_TO_HOST = 2, ACL_HBM_MEM = 1 };
+enum { ACL_FLOAT = 0, ACL_FLOAT16 = 1, ACL_INT64 = 9, ACL_DOUBLE = 11, ACL_BOOL = 12, ACL_BF16 = 27 };
+
+/* ---- the symbol table ---- */
+
+static struct {
+	aclError (*Init)(const char *);
+	const char *(*GetRecentErrMsg)(void);
+	aclError (*SetDevice)(int32_t);
+	aclError (*GetDeviceCount)(uint32_t *);
+	aclError (*GetCurrentContext)(aclrtContext *);
+	aclError (*SetCurrentContext)(aclrtContext);
+	aclError (*CreateStream)(aclrtStream *);
+	aclError (*SynchronizeStream)(aclrtStream);
+	aclError (*Malloc)(void **, size_t, int);
+	aclError (*Free)(void *);
+	aclError (*Memcpy)(void *, size_t, const void *, size_t, int);
+	aclError (*GetMemInfo)(int, size_t *, size_t *);
+	aclError (*DestroyStream)(aclrtStream);
+	aclError (*SynchronizeDevice)(void);
+	aclError (*CreateEvent)(void **);
+	aclError (*DestroyEvent)(void *);
+	aclError (*RecordEvent)(void *, aclrtStream);
+	aclError (*SynchronizeEvent)(void *);
+	aclError (*StreamWaitEvent)(aclrtStream, void *);
+	aclError (*EventElapsedTime)(float *, void *, void *);
+	aclError (*QueryEventStatus)(void *, int *);
+	const char *(*GetSocName)(void);                       /* optional */
+	aclError (*GetVersion)(int32_t *, int32_t *, int32_t *); /* optional */
+	aclTensor *(*CreateTensor)(const int64_t *, uint64_t, int, const int64_t *, int64_t, int, const int64_t *, uint64_t,
+				   void *);
+	aclnnStatus (*DestroyTensor)(const aclTensor *);
+	aclScalar *(*CreateScalar)(void *, int);
+	aclnnStatus (*DestroyScalar)(const aclScalar *);
+	aclIntArray *(*CreateIntArray)(const int64_t *, uint64_t);
+	aclnnStatus (*DestroyIntArray)(const aclIntArray *);
+} acl;
+
+struct sym {
+	const char *name;
+	void **slot;
+	int lib; /* 0 runtime, 1 nnopbase (then the op libraries) */
+	int optional;
+};
+
+static struct sym syms[] = {
+	{"aclInit", (void **)&acl.Init, 0, 0},
+	{"aclGetRecentErrMsg", (void **)&acl.GetRecentErrMsg, 0, 0},
+	{"aclrtSetDevice", (void **)&acl.SetDevice, 0, 0},
+	{"aclrtGetDeviceCount", (void **)&acl.GetDeviceCount, 0, 0},
+	{"aclrtGetCurrentContext", (void **)&acl.GetCurrentContext, 0, 0},
+	{"aclrtSetCurrentContext", (void **)&acl.SetCurrentContext, 0, 0},
+	{"aclrtCreateStream", (void **)&acl.CreateStream, 0, 0},
+	{"aclrtSynchronizeStream", (void **)&acl.SynchronizeStream, 0, 0},
+	{"aclrtMalloc", (void **)&acl.Malloc, 0, 0},
+	{"aclrtFree", (void **)&acl.Free, 0, 0},
+	{"aclrtMemcpy", (void **)&acl.Memcpy, 0, 0},
+	{"aclrtGetMemInfo", (void **)&acl.GetMemInfo, 0, 0},
+	{"aclrtDestroyStream", (void **)&acl.DestroyStream, 0, 0},
+	{"aclrtSynchronizeDevice", (void **)&acl.SynchronizeDevice, 0, 0},
+	{"aclrtCreateEvent", (void **)&acl.CreateEvent, 0, 0},
+	{"aclrtDestroyEvent", (void **)&acl.DestroyEvent, 0, 0},
+	{"aclrtRecordEvent", (void **)&acl.RecordEvent, 0, 0},
+	{"aclrtSynchronizeEvent", (void **)&acl.SynchronizeEvent, 0, 0},
+	{"aclrtStreamWaitEvent", (void **)&acl.StreamWaitEvent, 0, 0},
+	{"aclrtEventElapsedTime", (void **)&acl.EventElapsedTime, 0, 0},
+	{"aclrtQueryEventStatus", (void **)&acl.QueryEventStatus, 0, 0},
+	{"aclrtGetSocName", (void **)&acl.GetSocName, 0, 1},
+	{"aclrtGetVersion", (void **)&acl.GetVersion, 0, 1},
+	{"aclCreateTensor", (void **)&acl.CreateTensor, 1, 0},
+	{"aclDestroyTensor", (void **)&acl.DestroyTensor, 1, 0},
+	{"aclCreateScalar", (void **)&acl.CreateScalar, 1, 0},
+	{"aclDestroyScalar", (void **)&acl.DestroyScalar, 1, 0},
+	{"aclCreateIntArray", (void **)&acl.CreateIntArray, 1, 0},
+	{"aclDestroyIntArray", (void **)&acl.DestroyIntArray, 1, 0},
+};
+
+/* The ops: their ACLNN names and how many tensors they take (out first).
+ * [?] The comparisons, SWhere, Clamp, Pow, Maximum/Minimum, Sqrt, Abs,
+ * Sigmoid, Tanh and Gelu follow torch_npu's use; they are not in the
+ * reference notes. */
+static const struct {
+	const char *name;
+	int tensors;
+} ops[MT_NPU_NUM_OPS] = {
+	[MT_NPU_ADD] = {"aclnnAdd", 3},
+	[MT_NPU_SUB] = {"aclnnSub", 3},
+	[MT_NPU_MUL] = {"aclnnMul", 3},
+	[MT_NPU_DIV] = {"aclnnDiv", 3},
+	[MT_NPU_MAXIMUM] = {"aclnnMaximum", 3},
+	[MT_NPU_MINIMUM] = {"aclnnMinimum", 3},
+	[MT_NPU_ADDS] = {"aclnnAdds", 2},
+	[MT_NPU_MULS] = {"aclnnMuls", 2},
+	[MT_NPU_NEG] = {"aclnnNeg", 2},
+	[MT_NPU_EXP] = {"aclnnExp", 2},
+	[MT_NPU_LOG] = {"aclnnLog", 2},
+	[MT_NPU_SQRT] = {"aclnnSqrt", 2},
+	[MT_NPU_ABS] = {"aclnnAbs", 2},
+	[MT_NPU_RELU] = {"aclnnRelu", 2},
+	[MT_NPU_SIGMOID] = {"aclnnSigmoid", 2},
+	[MT_NPU_TANH] = {"aclnnTanh", 2},
+	[MT_NPU_THRESHOLD_BACKWARD] = {"aclnnThresholdBackward", 3},
+	[MT_NPU_SOFTMAX] = {"aclnnSoftmax", 2},
+	[MT_NPU_LOG_SOFTMAX] = {"aclnnLogSoftmax", 2},
+	[MT_NPU_SOFTMAX_BACKWARD] = {"aclnnSoftmaxBackward", 3},
+	[MT_NPU_LOG_SOFTMAX_BACKWARD] = {"aclnnLogSoftmaxBackward", 3},
+	[MT_NPU_REDUCE_SUM] = {"aclnnReduceSum", 2},
+	[MT_NPU_MEAN] = {"aclnnMean", 2},
+	[MT_NPU_AMAX] = {"aclnnAmax", 2},
+	[MT_NPU_MATMUL] = {"aclnnMatmul", 3},
+	[MT_NPU_CAST] = {"aclnnCast", 2},
+	[MT_NPU_COPY] = {"aclnnInplaceCopy", 2},
+	[MT_NPU_FILL] = {"aclnnInplaceFillScalar", 1},
+	[MT_NPU_ZERO] = {"aclnnInplaceZero", 1},
+	[MT_NPU_GELU] = {"aclnnGelu", 2},
+	[MT_NPU_ARGMAX] = {"aclnnArgMax", 2},
+	[MT_NPU_EQ] = {"aclnnEqTensor", 3},
+	[MT_NPU_NE] = {"aclnnNeTensor", 3},
+	[MT_NPU_LT] = {"aclnnLtTensor", 3},
+	[MT_NPU_LE] = {"aclnnLeTensor", 3},
+	[MT_NPU_GT] = {"aclnnGtTensor", 3},
+	[MT_NPU_GE] = {"aclnnGeTensor", 3},
+	[MT_NPU_EQ_SCALAR] = {"aclnnEqScalar", 2},
+	[MT_NPU_NE_SCALAR] = {"aclnnNeScalar", 2},
+	[MT_NPU_LT_SCALAR] = {"aclnnLtScalar", 2},
+	[MT_NPU_LE_SCALAR] = {"aclnnLeScalar", 2},
+	[MT_NPU_GT_SCALAR] = {"aclnnGtScalar", 2},
+	[MT_NPU_GE_SCALAR] = {"aclnnGeScalar", 2},
+	[MT_NPU_WHERE] = {"aclnnSWhere", 4},
+	[MT_NPU_CLAMP] = {"aclnnClamp", 2},
+	[MT_NPU_POW] = {"aclnnPowTensorTensor", 3},
+	[MT_NPU_POW_SCALAR] = {"aclnnPowTensorScalar", 2},
+};
+
+typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+static void *op_ws[MT_NPU_NUM_OPS]; /* the GetWorkspaceSize halves */
+static exec_fn op_exec[MT_NPU_NUM_OPS];
+
+#define MAX_LIBS 12
+static void *libs[MAX_LIBS];
+static int nlibs, opened, open_result;
+static char open_why[1024], missing[2048];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* try_open opens name in the first directory of dirs that has it. */
+static void *try_open(const char *dirs, const char *name) {
+	char path[4096];
+	const char *p = dirs;
+	for (;;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 0) snprintf(path, sizeof path, "%s", name);
+		else snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name);
+		void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+		if (h) return h;
+		if (!end) return NULL;
+		p = end + 1;
+	}
+}
+
+/* where describes the search path for messages: "a, b and the loader's path". */
+static const char *where(const char *dirs) {
+	static char out[2048];
+	out[0] = 0;
+	const char *p = dirs;
+	for (;;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p), len = strlen(out);
+		if (n == 0) snprintf(out + len, sizeof out - len, "%sthe loader's search path (LD_LIBRARY_PATH)", len ? ", " : "");
+		else snprintf(out + len, sizeof out - len, "%s%.*s", len ? ", " : "", (int)n, p);
+		if (!end) return out;
+		p = end + 1;
+	}
+}
+
+static void add_missing(const char *name) {
+	size_t n = strlen(missing);
+	snprintf(missing + n, sizeof missing - n, "%s%s", n ? " " : "", name);
+}
+
+static void *lookup(int from, int to, const char *name, int *where) {
+	for (int i = from; i < to; i++) {
+		void *f = libs[i] ? dlsym(libs[i], name) : NULL;
+		if (f) {
+			if (where) *where = i;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+int mt_npu_open(const char *dirs, char *why, int whylen) {
+	pthread_mutex_lock(&mu);
+	if (opened) goto done;
+	opened = 1;
+	const char *runtime[] = {"libascendcl.so", "libacl_rt.so"};
+	for (int i = 0; i < 2 && !libs[0]; i++) libs[0] = try_open(dirs, runtime[i]);
+	if (!libs[0]) {
+		snprintf(open_why, sizeof open_why, "the ACL runtime (libascendcl.so or libacl_rt.so) was not found in %s", where(dirs));
+		open_result = MT_NPU_ENOLIB;
+		goto done;
+	}
+	libs[1] = try_open(dirs, "libnnopbase.so");
+	if (!libs[1]) {
+		snprintf(open_why, sizeof open_why, "libnnopbase.so was not found in %s", where(dirs));
+		open_result = MT_NPU_ENOLIB;
+		goto done;
+	}
+	/* The operator libraries, in op-plugin's order. */
+	nlibs = 2;
+	const char *oplibs[] = {"libopapi.so", "libopapi_math.so", "libopapi_nn.so", "libaclnn_ops_infer.so",
+				"libaclnn_ops_train.so", "libaclnn_math.so"};
+	for (int i = 0; i < 6 && nlibs < MAX_LIBS; i++) {
+		void *h = try_open(dirs, oplibs[i]);
+		if (h) libs[nlibs++] = h;
+	}
+	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+		struct sym *s = &syms[i];
+		*s->slot = s->lib == 0 ? lookup(0, 1, s->name, NULL) : lookup(1, nlibs, s->name, NULL);
+		if (!*s->slot && !s->optional) {
+			add_missing(s->name);
+			open_result = MT_NPU_ENOLIB;
+		}
+	}
+	if (open_result) {
+		snprintf(open_why, sizeof open_why, "required symbols missing: %s", missing);
+		goto done;
+	}
+	int found = 0;
+	for (int op = 0; op < MT_NPU_NUM_OPS; op++) {
+		char name[128];
+		snprintf(name, sizeof name, "%sGetWorkspaceSize", ops[op].name);
+		int where = -1;
+		void *ws = lookup(2, nlibs, name, &where); /* from the operator libraries only */
+		/* both halves of one op from the same library */
+		void *ex = ws ? dlsym(libs[where], ops[op].name) : NULL;
+		if (ws && ex) {
+			op_ws[op] = ws, op_exec[op] = (exec_fn)ex;
+			found++;
+		} else add_missing(ops[op].name);
+	}
+	if (found == 0) {
+		snprintf(open_why, sizeof open_why, "no ACLNN operator library (libopapi.so, libopapi_math.so, ...) found in %s", where(dirs));
+		open_result = MT_NPU_ENOLIB;
+	}
+done:
+	if (why && whylen > 0) snprintf(why, (size_t)whylen, "%s", open_why);
+	int r = open_result;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int mt_npu_op_available(int op) { return op >= 0 && op < MT_NPU_NUM_OPS && op_exec[op] != NULL; }
+
+void mt_npu_missing(char *out, int len) { snprintf(out, (size_t)len, "%s", missing); }
+
+/* ---- errors ---- */
+
+static int report(mt_npu_status *st, int code, const char *what) {
+	if (!code) return 0;
+	const char *m = acl.GetRecentErrMsg ? acl.GetRecentErrMsg() : NULL;
+	st->code = code;
+	snprintf(st->msg, sizeof st->msg, "%s failed with error %d%s%s", what, code, m ? ": " : "", m ? m : "");
+	return code;
+}
+
+static int shim_error(mt_npu_status *st, int code, const char *msg) {
+	st->code = code;
+	snprintf(st->msg, sizeof st->msg, "%s", msg);
+	return code;
+}
+
+/* ---- devices ---- */
+
+#define MAX_DEVICES 16
+static struct device {
+	int ready;
+	aclrtContext ctx;
+	aclrtStream stream;
+	void *ws;
+	size_t ws_size;
+} devices[MAX_DEVICES];
+static int ndevices = -1;
+
+int mt_npu_init(int *count, mt_npu_status *st) {
+	pthread_mutex_lock(&mu);
+	int r = 0;
+	if (open_result || !opened) r = shim_error(st, MT_NPU_ENOLIB, "the NPU libraries are not loaded");
+	else if (ndevices < 0) {
+		aclError e = acl.Init(NULL);
+		if (e == ACL_ERROR_REPEAT_INITIALIZE) {
+			if (acl.GetRecentErrMsg) acl.GetRecentErrMsg(); /* clear it */
+			e = 0;
+		}
+		uint32_t n = 0;
+		if (!(r = report(st, e, "aclInit")) && !(r = report(st, acl.GetDeviceCount(&n), "aclrtGetDeviceCount")))
+			ndevices = n > MAX_DEVICES ? MAX_DEVICES : (int)n;
+	}
+	if (!r) *count = ndevices;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+void mt_npu_info(char *soc, int soclen, int32_t version[3]) {
+	const char *s = acl.GetSocName ? acl.GetSocName() : NULL;
+	snprintf(soc, (size_t)soclen, "%s", s ? s : "");
+	version[0] = version[1] = version[2] = 0;
+	if (acl.GetVersion) acl.GetVersion(&version[0], &version[1], &version[2]);
+}
+
+/* bind makes dev's context current on this thread, setting the device up
+ * at first use. Called with mu held. */
+static int bind(int dev, mt_npu_status *st) {
+	if (dev < 0 || dev >= ndevices || dev >= MAX_DEVICES) {
+		char m[128];
+		snprintf(m, sizeof m, "npu:%d does not exist (%d devices)", dev, ndevices < 0 ? 0 : ndevices);
+		return shim_error(st, MT_NPU_ENODEVICE, m);
+	}
+	struct device *d = &devices[dev];
+	if (!d->ready) {
+		int r;
+		if ((r = report(st, acl.SetDevice(dev), "aclrtSetDevice")) ||
+		    (r = report(st, acl.GetCurrentContext(&d->ctx), "aclrtGetCurrentContext")) ||
+		    (r = report(st, acl.CreateStream(&d->stream), "aclrtCreateStream")))
+			return r;
+		d->ready = 1;
+		return 0;
+	}
+	return report(st, acl.SetCurrentContext(d->ctx), "aclrtSetCurrentContext");
+}
+
+#define ENTER(dev)                                                                                                 \
+	pthread_mutex_lock(&mu);                                                                                   \
+	int r_ = bind(dev, st);                                                                                    \
+	if (r_) {                                                                                                  \
+		pthread_mutex_unlock(&mu);                                                                         \
+		return r_;                                                                                         \
+	}
+#define LEAVE(r)                                                                                                   \
+	do {                                                                                                       \
+		int rr_ = (r);                                                                                     \
+		pthread_mutex_unlock(&mu);                                                                         \
+		return rr_;                                                                                        \
+	} while (0)
+
+int mt_npu_malloc(int dev, size_t n, uint64_t *ptr, mt_npu_status *st) {
+	ENTER(dev);
+	void *p = NULL;
+	int r = report(st, acl.Malloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
+	*ptr = (uint64_t)(uintptr_t)p;
+	LEAVE(r);
+}
+
+int mt_npu_free(int dev, uint64_t ptr, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.Free((void *)(uintptr_t)ptr), "aclrtFree"));
+}
+
+int mt_npu_synchronize(int dev, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice"));
+}
+
+/* ---- streams and events ---- */
+
+static aclrtStream stream_of(int dev, uint64_t s) { return s ? (aclrtStream)(uintptr_t)s : devices[dev].stream; }
+
+int mt_npu_stream_create(int dev, uint64_t *s, mt_npu_status *st) {
+	ENTER(dev);
+	aclrtStream h = NULL;
+	int r = report(st, acl.CreateStream(&h), "aclrtCreateStream");
+	*s = (uint64_t)(uintptr_t)h;
+	LEAVE(r);
+}
+
+int mt_npu_stream_destroy(int dev, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeStream(stream_of(dev, s)), "aclrtSynchronizeStream");
+	if (!r) r = report(st, acl.DestroyStream(stream_of(dev, s)), "aclrtDestroyStream");
+	LEAVE(r);
+}
+
+int mt_npu_stream_synchronize(int dev, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.SynchronizeStream(stream_of(dev, s)), "aclrtSynchronizeStream"));
+}
+
+int mt_npu_stream_wait_event(int dev, uint64_t s, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.StreamWaitEvent(stream_of(dev, s), (void *)(uintptr_t)e), "aclrtStreamWaitEvent"));
+}
+
+int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st) {
+	ENTER(dev);
+	void *h = NULL;
+	int r = report(st, acl.CreateEvent(&h), "aclrtCreateEvent");
+	*e = (uint64_t)(uintptr_t)h;
+	LEAVE(r);
+}
+
+int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent");
+	if (!r) r = report(st, acl.DestroyEvent((void *)(uintptr_t)e), "aclrtDestroyEvent");
+	LEAVE(r);
+}
+
+int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.RecordEvent((void *)(uintptr_t)e, stream_of(dev, s)), "aclrtRecordEvent"));
+}
+
+int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent"));
+}
+
+/* [?] ACL_EVENT_RECORDED_STATUS_COMPLETE is 1, NOT_READY 0. */
+int mt_npu_event_done(int dev, uint64_t e, int *done, mt_npu_status *st) {
+	ENTER(dev);
+	int status = 0;
+	int r = report(st, acl.QueryEventStatus((void *)(uintptr_t)e, &status), "aclrtQueryEventStatus");
+	*done = status == 1;
+	LEAVE(r);
+}
+
+int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.EventElapsedTime(ms, (void *)(uintptr_t)start, (void *)(uintptr_t)end), "aclrtEventElapsedTime"));
+}
+
+int mt_npu_copy_to_device(int dev, uint64_t dst, const void *src, size_t n, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice");
+	if (!r && n > 0) r = report(st, acl.Memcpy((void *)(uintptr_t)dst, n, src, n, ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy");
+	LEAVE(r);
+}
+
+int mt_npu_copy_to_host(int dev, void *dst, uint64_t src, size_t n, mt_npu_status *st) {
+	ENTER(dev);
+	int r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice");
+	if (!r && n > 0) r = report(st, acl.Memcpy(dst, n, (const void *)(uintptr_t)src, n, ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy");
+	LEAVE(r);
+}
+
+int mt_npu_mem_info(int dev, size_t *free_bytes, size_t *total, mt_npu_status *st) {
+	ENTER(dev);
+	LEAVE(report(st, acl.GetMemInfo(ACL_HBM_MEM, free_bytes, total), "aclrtGetMemInfo"));
+}
+
+size_t mt_npu_workspace_bytes(int dev) { return dev >= 0 && dev < MAX_DEVICES ? devices[dev].ws_size : 0; }
+
+/* workspace returns n bytes of dev's arena, growing it (after the stream is
+ * done with the old one) when it is smaller. */
+static int workspace(int dev, uint64_t n, void **out, mt_npu_status *st) {
+	struct device *d = &devices[dev];
+	if (n <= d->ws_size) {
+		*out = d->ws;
+		return 0;
+	}
+	int r;
+	if (d->ws) {
+		if ((r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice")) ||
+		    (r = report(st, acl.Free(d->ws), "aclrtFree")))
+			return r;
+		d->ws = NULL;
+		d->ws_size = 0;
+	}
+	size_t size = 1 << 16;
+	while (size < n) size *= 2;
+	if ((r = report(st, acl.Malloc(&d->ws, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc (workspace)"))) return r;
+	d->ws_size = size;
+	*out = d->ws;
+	return 0;
+}
+
+/* ---- launching ops ---- */
+
+/* scalar makes an aclScalar of v in a dtype the tensor of dtype dt accepts. */
+static aclScalar *scalar(double v, int dt) {
+	switch (dt) {
+	case ACL_DOUBLE: return acl.CreateScalar(&v, ACL_DOUBLE);
+	case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: {
+		float f = (float)v;
+		return acl.CreateScalar(&f, ACL_FLOAT);
+	}
+	case ACL_BOOL: {
+		bool b = v != 0;
+		return acl.CreateScalar(&b, ACL_BOOL);
+	}
+	}
+	int64_t i = (int64_t)v;
+	return acl.CreateScalar(&i, ACL_INT64);
+}
+
+typedef aclnnStatus (*ws_t_t_s_t)(const aclTensor *, const aclTensor *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t_t)(const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_s_s_t)(const aclTensor *, const aclScalar *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_s_t)(const aclTensor *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t)(const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_i_t)(const aclTensor *, int64_t, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t_i_t)(const aclTensor *, const aclTensor *, int64_t, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_a_b_d_t)(const aclTensor *, const aclIntArray *, bool, int, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_a_b_t)(const aclTensor *, const aclIntArray *, bool, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t_t_c)(const aclTensor *, const aclTensor *, aclTensor *, int8_t, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_d_t)(const aclTensor *, int, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_self_t)(aclTensor *, const aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_self_s)(aclTensor *, const aclScalar *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_self)(aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_i_b_t)(const aclTensor *, int64_t, bool, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_t_t_t)(const aclTensor *, const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
+
+
+int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
+	       mt_npu_status *st) {
+	if (op < 0 || op >= MT_NPU_NUM_OPS || nt != ops[op].tensors || nt > 4)
+		return shim_error(st, MT_NPU_EARG, "mt_npu_run: bad op or number of tensors");
+	if (!op_exec[op]) {
+		char m[160];
+		snprintf(m, sizeof m, "%s is not in the loaded operator libraries", ops[op].name);
+		return shim_error(st, MT_NPU_ENOSYM, m);
+	}
+	ENTER(dev);
+	aclTensor *t[4] = {0};
+	aclScalar *s[2] = {0};
+	aclIntArray *dims = NULL;
+	aclOpExecutor *ex = NULL;
+	uint64_t wsn = 0;
+	int r = 0;
+	char what[160];
+	for (int i = 0; i < nt; i++) {
+		const mt_npu_tensor *x = &ts[i];
+		int64_t storage = x->storage;
+		t[i] = acl.CreateTensor(x->shape, (uint64_t)x->ndim, x->dtype, x->strides, x->offset, ACL_FORMAT_ND, &storage, 1,
+					(void *)(uintptr_t)x->data);
+		if (!t[i]) {
+			r = report(st, MT_NPU_EARG, "aclCreateTensor");
+			goto out;
+		}
+	}
+	int dt = ts[0].dtype;
+	snprintf(what, sizeof what, "%sGetWorkspaceSize", ops[op].name);
+	void *f = op_ws[op];
+	aclnnStatus e = 0;
+	switch (op) {
+	case MT_NPU_ADD: case MT_NPU_SUB:
+		s[0] = scalar(a->f[0], dt);
+		e = ((ws_t_t_s_t)f)(t[1], t[2], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_MUL: case MT_NPU_DIV: case MT_NPU_MAXIMUM: case MT_NPU_MINIMUM:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ADDS:
+		s[0] = scalar(a->f[0], dt), s[1] = scalar(a->f[1], dt);
+		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_MULS:
+		s[0] = scalar(a->f[0], dt);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_THRESHOLD_BACKWARD:
+		s[0] = scalar(a->f[0], ts[2].dtype);
+		e = ((ws_t_t_s_t)f)(t[1], t[2], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SOFTMAX: case MT_NPU_LOG_SOFTMAX:
+		e = ((ws_t_i_t)f)(t[1], a->i[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SOFTMAX_BACKWARD: case MT_NPU_LOG_SOFTMAX_BACKWARD:
+		e = ((ws_t_t_i_t)f)(t[1], t[2], a->i[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_REDUCE_SUM: case MT_NPU_MEAN:
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_b_d_t)f)(t[1], dims, a->flag != 0, a->dtype, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_AMAX:
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_b_t)f)(t[1], dims, a->flag != 0, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_MATMUL:
+		e = ((ws_t_t_t_c)f)(t[1], t[2], t[0], (int8_t)a->i[0], &wsn, &ex);
+		break;
+	case MT_NPU_CAST:
+		e = ((ws_t_d_t)f)(t[1], a->dtype, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_COPY:
+		e = ((ws_self_t)f)(t[0], t[1], &wsn, &ex);
+		break;
+	case MT_NPU_FILL:
+		s[0] = scalar(a->f[0], dt);
+		e = ((ws_self_s)f)(t[0], s[0], &wsn, &ex);
+		break;
+	case MT_NPU_ZERO:
+		e = ((ws_self)f)(t[0], &wsn, &ex);
+		break;
+	case MT_NPU_EQ: case MT_NPU_NE: case MT_NPU_LT: case MT_NPU_LE: case MT_NPU_GT: case MT_NPU_GE:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_EQ_SCALAR: case MT_NPU_NE_SCALAR: case MT_NPU_LT_SCALAR: case MT_NPU_LE_SCALAR: case MT_NPU_GT_SCALAR:
+	case MT_NPU_GE_SCALAR:
+		s[0] = scalar(a->f[0], ts[1].dtype);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_POW:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_POW_SCALAR:
+		s[0] = scalar(a->f[0], dt);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_WHERE:
+		e = ((ws_t_t_t_t)f)(t[1], t[2], t[3], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_CLAMP:
+		s[0] = scalar(a->f[0], dt), s[1] = scalar(a->f[1], dt);
+		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ARGMAX:
+		e = ((ws_t_i_b_t)f)(t[1], a->i[0], a->flag != 0, t[0], &wsn, &ex);
+		break;
+	default: /* the unary ops */
+		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
+	}
+	if ((r = report(st, e, what))) goto out;
+	void *wsp = NULL;
+	if (wsn > 0 && (r = workspace(dev, wsn, &wsp, st))) goto out; /* [?] the executor cannot be discarded unrun */
+	if ((r = report(st, op_exec[op](wsp, wsn, ex, stream_of(dev, stream)), ops[op].name))) goto out;
+	if (blocking) r = report(st, acl.SynchronizeStream(stream_of(dev, stream)), "aclrtSynchronizeStream");
+out:
+	/* Descriptors are host-side: destroyed as soon as the launch returns. */
+	for (int i = 0; i < nt; i++)
+		if (t[i]) acl.DestroyTensor(t[i]);
+	for (int i = 0; i < 2; i++)
+		if (s[i]) acl.DestroyScalar(s[i]);
+	if (dims) acl.DestroyIntArray(dims);
+	LEAVE(r);
+}
+
+/* mt_npu_emulator_counters reads the test emulator's counters (see
+ * csrc/testing); it returns 0 when the loaded runtime is not the emulator. */
+int mt_npu_emulator_counters(long long out[10]) {
+	void (*f)(long long *) = libs[0] ? (void (*)(long long *))dlsym(libs[0], "mtemu_counters") : NULL;
+	if (!f) return 0;
+	f(out);
+	return 1;
+}

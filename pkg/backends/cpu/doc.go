@@ -1,7 +1,7 @@
 // Package cpu is the CPU backend: host memory, and the kernels of every op
 // for the cpu device. Pointwise ops, casts and copies run in the C engine of
-// csrc/cpu (through cgo/cpukernels) over an iteration plan built here;
-// large ops are split across cores by a C worker pool, inside their one C
-// call (pool.go). Add, sub, mul and div of a few float elements run in Go
-// (small.go), where a cgo call would cost more than the arithmetic.
+// cgo/cpukernels (the C sources and their Go binding) over an iteration plan
+// built here; large ops are split across cores by a C worker pool, inside
+// their one C call (pool.go). Add, sub, mul and div of a few float elements
+// run in Go (small.go), where a cgo call would cost more than the arithmetic.
 package cpu

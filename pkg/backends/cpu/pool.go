@@ -8,7 +8,7 @@ import (
 )
 
 // Large ops are split across cores in C: the op's one cgo call hands a
-// share to each thread of a worker pool (csrc/cpu/pool.c) and runs the
+// share to each thread of a worker pool (cgo/cpukernels/pool.c) and runs the
 // first share itself, as PyTorch's OpenMP loops do. Workers poll for the
 // next op for 200 µs after each share (yielding the CPU now and then, see
 // pool.c), then sleep. Go's scheduler takes no part: goroutine helpers

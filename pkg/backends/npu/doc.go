@@ -1,7 +1,7 @@
 // Package npu is the backend of Huawei Ascend NPUs: device memory with a
 // caching allocator, host and device copies, and kernels that launch ACLNN
-// operators through the C shim (csrc/npu, bound in cgo/npushim), which loads
-// CANN with dlopen at first use. Without CANN (or a device) the backend is
+// operators through the C shim (cgo/npushim: shim.c and its Go binding),
+// which loads CANN with dlopen at first use. Without CANN (or a device) the backend is
 // unavailable and says why (UnavailableReason); nothing CANN is needed to
 // build.
 //

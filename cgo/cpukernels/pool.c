@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "mindtorch/cpu_kernels.h"
+#include "cpu_kernels.h"
 
 #define MT_SPIN_NS 200000 /* how long an idle worker polls before sleeping */
 

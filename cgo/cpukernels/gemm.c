@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mindtorch/cpu_kernels.h"
+#include "cpu_kernels.h"
 
 /* CBLAS's enum values (cblas.h). */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };

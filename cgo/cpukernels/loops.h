@@ -5,7 +5,7 @@
 #define MINDTORCH_CPU_LOOPS_H
 
 #include <stdint.h>
-#include "mindtorch/cpu_kernels.h"
+#include "cpu_kernels.h"
 
 /* The kernels never read the floating-point exception flags, so the
  * compiler may assume comparisons do not trap: that lets it vectorize
