@@ -2,8 +2,11 @@ package cpu
 
 import (
 	"math"
+	"runtime"
+	"slices"
 	"unsafe"
 
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
@@ -58,19 +61,23 @@ func roundTo(v float64, d dtype.DType) float64 {
 	return v
 }
 
+// uniformKernel is uniform_: a draw per element, in memory order (as
+// TensorIterator walks the tensor; for a transposed tensor, the storage's).
 func uniformKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	from, to := roundTo(c.Scalars[0].Float(), o.DType), roundTo(c.Scalars[1].Float(), o.DType)
 	r := c.Random
 	r.Lock()
 	defer r.Unlock()
-	forEach(o, func(p unsafe.Pointer) { storeFloat(p, o.DType, uniform(r, o.DType, from, to)) })
+	forEachInMemoryOrder(o, func(p unsafe.Pointer) { storeFloat(p, o.DType, uniform(r, o.DType, from, to)) })
 	return nil
 }
 
-// normalKernel is PyTorch's normal_ on the CPU: for contiguous tensors of at
-// least 16 elements, uniform draws turned into normals 16 at a time
-// (normal_fill); otherwise Box-Muller in double with a cached second sample.
+// normalKernel is PyTorch's normal_ on the CPU (normal_kernel in
+// aten/src/ATen/native/cpu/DistributionTemplates.h): a contiguous tensor of
+// at least 16 elements is filled with uniforms that Box-Muller turns into
+// normals 16 at a time (normal_fill); any other tensor gets its elements,
+// in memory order, from normal_distribution<double>.
 func normalKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	mean, std := c.Scalars[0].Float(), c.Scalars[1].Float()
@@ -81,59 +88,313 @@ func normalKernel(c *kernel.Call) error {
 	r.Lock()
 	defer r.Unlock()
 	n := kernel.Numel(o.Shape)
-	if n >= 16 && kernel.IsContiguous(o.Shape, o.Strides) {
-		data := make([]float64, n)
-		for i := range data {
-			data[i] = roundTo(uniform(r, o.DType, 0, 1), o.DType)
+	if n < 16 || !kernel.IsContiguous(o.Shape, o.Strides) {
+		v, err := normalDoubles(r, n, mean, std)
+		if err != nil {
+			return err
 		}
-		for i := 0; i+16 <= n; i += 16 {
-			normalFill16(data[i:i+16], mean, std, o.DType)
-		}
-		if n%16 != 0 {
-			tail := data[n-16:]
-			for i := range tail {
-				tail[i] = roundTo(uniform(r, o.DType, 0, 1), o.DType)
-			}
-			normalFill16(tail, mean, std, o.DType)
-		}
-		size := o.DType.ItemSize()
-		base := o.Data()
-		for i, v := range data {
-			storeFloat(unsafe.Add(base, i*size), o.DType, v)
-		}
+		i := 0
+		forEachInMemoryOrder(o, func(p unsafe.Pointer) {
+			storeFloat(p, o.DType, v[i])
+			i++
+		})
 		return nil
 	}
-	forEach(o, func(p unsafe.Pointer) { storeFloat(p, o.DType, normalDouble(r, mean, std)) })
+	switch o.DType {
+	case dtype.Float32:
+		normalFillFloat32(unsafe.Slice((*float32)(o.Data()), n), r, float32(mean), float32(std))
+		return nil
+	case dtype.Float64:
+		return normalFill(unsafe.Slice((*float64)(o.Data()), n), r, 53, func(d []float64) error {
+			return boxMullerFloat64(d, mean, std)
+		})
+	}
+	d := make([]float32, n)
+	err := normalFill(d, r, mantissaDigits(o.DType), func(d []float32) error { return boxMuller16Bit(d, o.DType, mean, std) })
+	if err != nil {
+		return err
+	}
+	size, base := o.DType.ItemSize(), o.Data()
+	for i, v := range d {
+		storeFloat(unsafe.Add(base, i*size), o.DType, float64(v))
+	}
 	return nil
 }
 
-// normalFill16 turns 16 uniforms into 16 normals, pairing i with i+8.
-func normalFill16(d []float64, mean, std float64, dt dtype.DType) {
-	for j := range 8 {
-		u1 := 1 - d[j]
-		u2 := d[j+8]
-		radius := math.Sqrt(-2 * math.Log(u1))
-		theta := 2 * math.Pi * u2
-		d[j] = roundTo(radius*math.Cos(theta)*std+mean, dt)
-		d[j+8] = roundTo(radius*math.Sin(theta)*std+mean, dt)
+// normalFill is normal_fill: d filled with uniforms of the given
+// precision (uniformFill), then turned into normals by transform, which
+// works on blocks of 16; when len(d) (at least 16) is not a multiple of 16,
+// the last 16 are drawn again and transformed again.
+func normalFill[T float32 | float64](d []T, r kernel.Random, digits uint, transform func([]T) error) error {
+	uniformFill(d, r, digits)
+	if err := transform(d[:len(d)&^15]); err != nil {
+		return err
+	}
+	if len(d)%16 == 0 {
+		return nil
+	}
+	tail := d[len(d)-16:]
+	uniformFill(tail, r, digits)
+	return transform(tail)
+}
+
+// uniformFill fills d with uniform_real_distribution(0, 1) draws of a type
+// with the given mantissa digits, as uniform: 64 random bits for double
+// (53 digits), else 32, masked to the digits.
+func uniformFill[T float32 | float64](d []T, r kernel.Random, digits uint) {
+	g, _ := r.(*Generator) // a direct call per draw when it is ours
+	mask, scale := uint64(1)<<digits-1, 1/float64(uint64(1)<<digits)
+	for i := range d {
+		var v uint64
+		switch {
+		case g != nil && digits == 53:
+			v = g.Uint64()
+		case g != nil:
+			v = uint64(g.Uint32())
+		case digits == 53:
+			v = r.Uint64()
+		default:
+			v = uint64(r.Uint32())
+		}
+		d[i] = T(float64(v&mask) * scale)
 	}
 }
 
-// normalDouble is at::normal_distribution<double>.
-func normalDouble(r kernel.Random, mean, std float64) float64 {
-	if v, ok := r.NextNormal(true); ok {
-		return v*std + mean
+// normalFillFloat32 is normal_fill_AVX2, which PyTorch runs for float32 on
+// every x86 CPU with AVX2 (normal_stub has no AVX-512 kernel, so AVX-512
+// CPUs run it too): normal_fill with normalFill16Float32 as the transform.
+// (PyTorch's kernel for CPUs without AVX2, or with ATEN_CPU_CAPABILITY=
+// default, calls logf, cosf and sinf instead and differs in the last bits.)
+func normalFillFloat32(d []float32, r kernel.Random, mean, std float32) {
+	_ = normalFill(d, r, 24, func(d []float32) error {
+		for i := 0; i+16 <= len(d); i += 16 {
+			normalFill16Float32((*[16]float32)(d[i:]), mean, std)
+		}
+		return nil
+	})
+}
+
+// twoPiFloat32 is _mm256_set1_ps(2.0f * c10::pi<double>).
+const twoPiFloat32 = float32(2 * math.Pi)
+
+// normalFill16Float32 is normal_fill_16_AVX2: with u1 = 1 - d[j] and
+// u2 = d[j+8], d[j] = sqrt(-2 log u1) cos(2 pi u2) * std + mean and d[j+8]
+// the same with sin, in float arithmetic with avx_mathfun.h's log256_ps and
+// sincos256_ps, the last step a fused multiply-add.
+func normalFill16Float32(d *[16]float32, mean, std float32) {
+	var u1, theta lanes
+	for j := range 8 {
+		u1[j], theta[j] = 1-d[j], twoPiFloat32*d[j+8]
 	}
-	u1 := uniform(r, dtype.Float64, 0, 1)
-	u2 := uniform(r, dtype.Float64, 0, 1)
-	radius := math.Sqrt(-2 * math.Log(1-u2))
-	theta := 2 * math.Pi * u1
-	r.SetNextNormal(true, radius*math.Sin(theta))
-	return radius*math.Cos(theta)*std + mean
+	lg := log8(&u1)
+	sin, cos := sinCos8(&theta)
+	for j := range 8 {
+		radius := float32(math.Sqrt(float64(-2 * lg[j])))
+		d[j] = fmaFloat32(radius*cos[j], std, mean)
+		d[j+8] = fmaFloat32(radius*sin[j], std, mean)
+	}
+}
+
+// chunk is the number of elements transformed per call into C.
+const chunk = 1024
+
+// boxMullerFloat64 is normal_fill_16<double> on the blocks of 16 of d:
+// with u1 = 1 - d[j] and u2 = d[j+8], d[j] = sqrt(-2 log u1) cos(2 pi u2)
+// * std + mean and d[j+8] the same with sin, the last step fused (GCC
+// contracts it in PyTorch's build). log, cos and sin are the C library's.
+func boxMullerFloat64(d []float64, mean, std float64) error {
+	m := min(len(d), chunk) / 2
+	buf := make([]float64, 3*m) // on the heap: C gets its address
+	for len(d) > 0 {
+		part := d[:min(len(d), chunk)]
+		d = d[len(part):]
+		m := len(part) / 2
+		lg, cos, sin := buf[:m], buf[m:2*m], buf[2*m:3*m]
+		for b := 0; b < len(part); b += 16 {
+			for j := range 8 {
+				lg[b/2+j] = 1 - part[b+j]
+				cos[b/2+j] = 2 * math.Pi * part[b+j+8]
+			}
+		}
+		copy(sin, cos)
+		if err := libm(cpukernels.OpLog, lg, cpukernels.OpCos, cos, cpukernels.OpSin, sin); err != nil {
+			return err
+		}
+		for b := 0; b < len(part); b += 16 {
+			for j := range 8 {
+				radius := math.Sqrt(-2 * lg[b/2+j])
+				part[b+j] = math.FMA(radius*cos[b/2+j], std, mean)
+				part[b+j+8] = math.FMA(radius*sin[b/2+j], std, mean)
+			}
+		}
+	}
+	return nil
+}
+
+// boxMuller16Bit is normal_fill_16 of c10::Half or c10::BFloat16 on the
+// blocks of 16 of d (values of the type dt, held as float32), in their
+// mixed arithmetic: each value stored in the type rounded to it, logf,
+// cosf and sinf in float. For Half, the functions' results and the last
+// line stay float (a fused multiply-add, as GCC contracts it); BFloat16
+// has its own log, sqrt, cos, sin and operators (c10/util/BFloat16-math.h),
+// so every step is rounded to bfloat16.
+func boxMuller16Bit(d []float32, dt dtype.DType, mean, std float64) error {
+	round := func(v float32) float32 { return float32(roundTo(float64(v), dt)) }
+	bf := dt == dtype.BFloat16
+	m, s := round(float32(mean)), round(float32(std))
+	n := min(len(d), chunk) / 2
+	buf := make([]float32, 3*n) // on the heap: C gets its address
+	for len(d) > 0 {
+		part := d[:min(len(d), chunk)]
+		d = d[len(part):]
+		n := len(part) / 2
+		lg, cos, sin := buf[:n], buf[n:2*n], buf[2*n:3*n]
+		for b := 0; b < len(part); b += 16 {
+			for j := range 8 {
+				lg[b/2+j] = round(1 - part[b+j])
+				cos[b/2+j] = round(float32(2 * math.Pi * float64(part[b+j+8])))
+			}
+		}
+		copy(sin, cos)
+		if err := libm(cpukernels.OpLog, lg, cpukernels.OpCos, cos, cpukernels.OpSin, sin); err != nil {
+			return err
+		}
+		for b := 0; b < len(part); b += 16 {
+			for j := range 8 {
+				k := b/2 + j
+				if bf {
+					radius := round(sqrtFloat32(round(-2 * round(lg[k]))))
+					part[b+j] = round(round(round(radius*round(cos[k]))*s) + m)
+					part[b+j+8] = round(round(round(radius*round(sin[k]))*s) + m)
+					continue
+				}
+				radius := round(sqrtFloat32(-2 * lg[k]))
+				part[b+j] = round(fmaFloat32(radius*cos[k], s, m))
+				part[b+j+8] = round(fmaFloat32(radius*sin[k], s, m))
+			}
+		}
+	}
+	return nil
+}
+
+// sqrtFloat32 is sqrtf (the square root rounded once: float64's is exact
+// enough for float32).
+func sqrtFloat32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+// libm applies three functions of the C library (cpukernels.OpLog, OpSin,
+// OpCos: log or logf, ...) to three slices of equal length, in place,
+// through the C engine: PyTorch calls these functions of the same library,
+// and Go's math package rounds the last bit differently in about 0.1% of
+// cases. The slices are pinned (and so on the heap) while C reads them.
+func libm[T float32 | float64](op1 int, x1 []T, op2 int, x2 []T, op3 int, x3 []T) error {
+	if len(x1) == 0 || len(x2) != len(x1) || len(x3) != len(x1) {
+		return nil
+	}
+	dt := dtype.Float32
+	if _, ok := any(x1).([]float64); ok {
+		dt = dtype.Float64
+	}
+	size := int64(dt.ItemSize())
+	var a cpukernels.Attrs
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	for _, w := range [3]struct {
+		op int
+		x  []T
+	}{{op1, x1}, {op2, x2}, {op3, x3}} {
+		pin.Pin(&w.x[0])
+		p := [cpukernels.MaxOps]unsafe.Pointer{unsafe.Pointer(&w.x[0]), unsafe.Pointer(&w.x[0])}
+		s := [cpukernels.MaxOps]int64{size, size}
+		if err := cpukernels.Pointwise1D(w.op, int(dt), len(w.x), &p, &s, &a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// normalDoubles draws n values of at::normal_distribution<double>, as
+// normal_ gives tensors that normal_fill does not take: Box-Muller in
+// double on pairs of 53-bit uniforms u1, u2 (radius sqrt(-2 log(1 - u2)),
+// angle 2 pi u1), the cosine's value returned and the sine's cached in the
+// generator for the next draw, each value v giving fma(v, std, mean).
+func normalDoubles(r kernel.Random, n int, mean, std float64) ([]float64, error) {
+	out := make([]float64, n)
+	v := out
+	if n == 0 {
+		return out, nil
+	}
+	if c, ok := r.NextNormal(true); ok {
+		v[0] = c
+		v = v[1:]
+	}
+	pairs := (len(v) + 1) / 2
+	if pairs > 0 {
+		lg, cos := make([]float64, pairs), make([]float64, pairs)
+		for i := range pairs {
+			u1 := float64(r.Uint64()&(1<<53-1)) * 0x1p-53
+			u2 := float64(r.Uint64()&(1<<53-1)) * 0x1p-53
+			lg[i], cos[i] = 1-u2, 2*math.Pi*u1
+		}
+		sin := slices.Clone(cos)
+		if err := libm(cpukernels.OpLog, lg, cpukernels.OpCos, cos, cpukernels.OpSin, sin); err != nil {
+			return nil, err
+		}
+		for i := range pairs {
+			radius := math.Sqrt(-2 * lg[i])
+			v[2*i] = radius * cos[i]
+			if 2*i+1 < len(v) {
+				v[2*i+1] = radius * sin[i]
+			} else {
+				r.SetNextNormal(true, radius*sin[i])
+			}
+		}
+	}
+	for i, x := range out {
+		out[i] = math.FMA(x, std, mean)
+	}
+	return out, nil
+}
+
+// forEachInMemoryOrder calls f with the address of every element of o in
+// the order TensorIterator walks an op's only operand: by memory layout,
+// smallest stride fastest (for a transposed tensor, the storage's order).
+func forEachInMemoryOrder(o *kernel.Operand, f func(p unsafe.Pointer)) {
+	if kernel.Numel(o.Shape) == 0 {
+		return
+	}
+	it := getIter()
+	defer it.put()
+	it.build(o.Shape, []operand{opnd(o)})
+	p := it.plan
+	nd := int(p.NDim)
+	var idx [cpukernels.MaxDims]int64
+	base := o.Data()
+	off := int64(0)
+	for {
+		for range p.Shape[0] {
+			f(unsafe.Add(base, off))
+			off += p.Strides[0][0]
+		}
+		off -= p.Shape[0] * p.Strides[0][0]
+		d := 1
+		for ; d < nd; d++ {
+			idx[d]++
+			off += p.Strides[0][d]
+			if idx[d] < p.Shape[d] {
+				break
+			}
+			off -= idx[d] * p.Strides[0][d]
+			idx[d] = 0
+		}
+		if d >= nd {
+			return
+		}
+	}
 }
 
 // randomFromToKernel draws integers in [low, high): 32 random bits when the
-// range fits, else 64, modulo the range, as PyTorch's random_from_to.
+// range fits, else 64, modulo the range, as PyTorch's random_from_to, in
+// memory order.
 func randomFromToKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	low, high := c.Scalars[0].Int(), c.Scalars[1].Int()
@@ -144,7 +405,7 @@ func randomFromToKernel(c *kernel.Call) error {
 	r := c.Random
 	r.Lock()
 	defer r.Unlock()
-	forEach(o, func(p unsafe.Pointer) {
+	forEachInMemoryOrder(o, func(p unsafe.Pointer) {
 		var v uint64
 		if span >= 1<<32 {
 			v = r.Uint64()
@@ -161,6 +422,8 @@ func randomFromToKernel(c *kernel.Call) error {
 	return nil
 }
 
+// bernoulliScalarKernel is bernoulli_(p): 1 where a double uniform draw
+// is below p, in memory order.
 func bernoulliScalarKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	prob := c.Scalars[0].Float()
@@ -170,7 +433,7 @@ func bernoulliScalarKernel(c *kernel.Call) error {
 	r := c.Random
 	r.Lock()
 	defer r.Unlock()
-	forEach(o, func(p unsafe.Pointer) {
+	forEachInMemoryOrder(o, func(p unsafe.Pointer) {
 		storeInt(p, o.DType, int64(b2u(uniform(r, dtype.Float64, 0, 1) < prob)))
 	})
 	return nil
@@ -197,4 +460,152 @@ func bernoulliTensorKernel(c *kernel.Call) error {
 		i++
 	})
 	return nil
+}
+
+// fmaFloat32 is a*b + c rounded once to float32, as vfmadd...ps. The
+// product is exact in float64, so math.FMA rounds only the sum; rounding
+// that again to float32 is rounding once unless the first rounding made a
+// tie of float32, or a value below float32's normal range: there the sum
+// is rounded to odd instead (TwoSum's error picks the neighbour), which
+// float32 rounds as the exact sum.
+func fmaFloat32(a, b, c float32) float32 {
+	s := math.FMA(float64(a), float64(b), float64(c))
+	if bits := math.Float64bits(s); bits<<35 == 1<<63 || bits&(0x7ff<<52) < (1023-126)<<52 {
+		p, q := float64(float64(a)*float64(b)), float64(c)
+		v := s - p
+		if e := (p - (s - v)) + (q - v); e != 0 && bits&1 == 0 { // s + e is the sum
+			if (e > 0) == (s > 0) {
+				bits++
+			} else {
+				bits--
+			}
+			s = math.Float64frombits(bits)
+		}
+	}
+	return float32(s)
+}
+
+// mulAdd is an _mm256_add_ps of an _mm256_mul_ps in avx_mathfun.h as GCC
+// compiles PyTorch's AVX2 kernels: contracted into one fused multiply-add
+// (GCC fuses a product whose only use is an addition; rounding the product
+// first changes about 1 normal in 100).
+func mulAdd(a, b, c float32) float32 { return fmaFloat32(a, b, c) }
+
+// Cephes' constants of avx_mathfun.h, rounded to float as its tables are.
+const (
+	cephesSqrtHF = float32(0.707106781186547524)
+	cephesLogQ1  = float32(-2.12194440e-4)
+	cephesLogQ2  = float32(0.693359375)
+	cephesDP1    = float32(-0.78515625)
+	cephesDP2    = float32(-2.4187564849853515625e-4)
+	cephesDP3    = float32(-3.77489497744594108e-8)
+	sinCofP0     = float32(-1.9515295891e-4)
+	sinCofP1     = float32(8.3321608736e-3)
+	sinCofP2     = float32(-1.6666654611e-1)
+	cosCofP0     = float32(2.443315711809948e-005)
+	cosCofP1     = float32(-1.388731625493765e-003)
+	cosCofP2     = float32(4.166664568298827e-002)
+	cephesFOPI   = float32(1.27323954473516) // 4 / pi
+)
+
+// cephesLog is Cephes' polynomial for log(1+x), p0 to p8.
+var cephesLog = [9]float32{7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+	+1.4249322787e-1, -1.6668057665e-1, +2.0000714765e-1, -2.4999993993e-1, +3.3333331174e-1}
+
+// lanes is an AVX register of floats: log8 and sinCos8 work on 8 lanes as
+// avx_mathfun.h does, each step across the lanes (independent chains that
+// the processor overlaps).
+type lanes = [8]float32
+
+// log8 is avx_mathfun.h's log256_ps: x = m 2^e with m in [sqrt(1/2),
+// sqrt(2)), and Cephes' polynomial in m-1. NaN for x <= 0.
+func log8(x *lanes) lanes {
+	var m, e, z, y lanes
+	var invalid [8]bool
+	for j, v := range x {
+		invalid[j] = v <= 0
+		if !(v >= 0x1p-126) { // _mm256_max_ps(x, min_norm_pos), NaN included
+			v = 0x1p-126
+		}
+		b := math.Float32bits(v)
+		e[j] = float32(int32(b>>23)-0x7f) + 1
+		v = math.Float32frombits(b&^0x7f800000 | math.Float32bits(0.5))
+		if v < cephesSqrtHF {
+			e[j]--
+			v = (v - 1) + v
+		} else {
+			v = (v - 1) + 0
+		}
+		m[j], z[j] = v, v*v
+		y[j] = cephesLog[0]
+	}
+	for _, p := range cephesLog[1:] {
+		for j := range y {
+			y[j] = mulAdd(y[j], m[j], p)
+		}
+	}
+	for j := range y {
+		t := float32(y[j] * m[j])
+		t = mulAdd(t, z[j], float32(e[j]*cephesLogQ1))
+		t = mulAdd(z[j], -0.5, t)
+		y[j] = mulAdd(e[j], cephesLogQ2, m[j]+t)
+		if invalid[j] {
+			y[j] = math.Float32frombits(0xffffffff)
+		}
+	}
+	return y
+}
+
+// sinCos8 is avx_mathfun.h's sincos256_ps (Cephes' sinf and cosf): x
+// reduced by multiples of pi/4 in three parts, then one of two polynomials
+// for each result, chosen by the octant.
+func sinCos8(x *lanes) (sin, cos lanes) {
+	const signBit = 1 << 31
+	var r, z lanes
+	var signSin, signCos [8]uint32
+	var sinFirst [8]bool
+	for j, v := range x {
+		b := math.Float32bits(v)
+		signSin[j] = b & signBit
+		v = math.Float32frombits(b &^ signBit)
+		k := cvttFloat32(float32(v * cephesFOPI))
+		k = (k + 1) &^ 1
+		y := float32(k)
+		signSin[j] ^= uint32(k&4) << 29
+		signCos[j] = uint32(^(k-2)&4) << 29
+		sinFirst[j] = k&2 == 0 // the sine takes the second polynomial
+		v = mulAdd(y, cephesDP1, v)
+		v = mulAdd(y, cephesDP2, v)
+		v = mulAdd(y, cephesDP3, v)
+		r[j], z[j] = v, v*v
+	}
+	for j := range r {
+		c := mulAdd(cosCofP0, z[j], cosCofP1)
+		c = mulAdd(c, z[j], cosCofP2)
+		c = float32(c * z[j])
+		c = mulAdd(c, z[j], -float32(z[j]*0.5))
+		c += 1
+		s := mulAdd(sinCofP0, z[j], sinCofP1)
+		s = mulAdd(s, z[j], sinCofP2)
+		s = float32(s * z[j])
+		s = mulAdd(s, r[j], r[j])
+		// The selection, with its additions of +0 (which turn -0 into +0).
+		if sinFirst[j] {
+			s, c = 0+s, c+(s-s)
+		} else {
+			s, c = c+0, (c-c)+s
+		}
+		sin[j] = math.Float32frombits(math.Float32bits(s) ^ signSin[j])
+		cos[j] = math.Float32frombits(math.Float32bits(c) ^ signCos[j])
+	}
+	return sin, cos
+}
+
+// cvttFloat32 is cvttps2dq: x truncated to int32, 0x80000000 when out of
+// range or NaN.
+func cvttFloat32(x float32) int32 {
+	if !(x > -0x1p31 && x < 0x1p31) {
+		return math.MinInt32
+	}
+	return int32(x)
 }
