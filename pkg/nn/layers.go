@@ -137,7 +137,8 @@ func (d *Dropout) Forward(x *torch.Tensor) *torch.Tensor {
 	if d.P == 1 {
 		return x.MulScalar(0)
 	}
-	keep := torch.EmptyLike(x).Bernoulli_(1 - d.P)
+	// PyTorch draws the mask contiguous, whatever x's layout.
+	keep := torch.Empty(x.Shape(), torch.WithDType(x.DType()), torch.OnDevice(x.Device())).Bernoulli_(1 - d.P)
 	return x.Mul(keep).DivScalar(1 - d.P)
 }
 

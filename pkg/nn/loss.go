@@ -391,13 +391,18 @@ func BCEWithLogits(x, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
 	if err != nil {
 		return torch.Failed(err)
 	}
-	// (1-y) x + (1 + (pw-1) y) softplus(-x), softplus(-x) = log(1+e^-|x|) + max(-x, 0).
-	sp := x.Abs().Neg().Exp().Log1p().Add(x.Neg().Clamp(0, nil))
+	// (1-y) x + (1 + (pw-1) y) softplus(-x), with softplus(-x) computed as
+	// PyTorch 1.13 does: m + log(e^-m + e^(-x-m)), m = max(-x, 0). Its
+	// derivative is -sigmoid(-x) whichever way m's kink at x = 0 goes, so
+	// the gradient at a logit of 0 is sigmoid(0) - y, as PyTorch's.
+	// The terms are added in PyTorch's order.
+	m := x.Neg().Clamp(0, nil)
+	lse := m.Neg().Exp().Add(x.Neg().Sub(m).Exp()).Log()
 	var l *torch.Tensor
 	if c.posWeight != nil {
-		l = y.Neg().AddScalar(1).Mul(x).Add(c.posWeight.SubScalar(1).Mul(y).AddScalar(1).Mul(sp))
+		l = y.Neg().AddScalar(1).Mul(x).Add(c.posWeight.SubScalar(1).Mul(y).AddScalar(1).Mul(lse.Add(m)))
 	} else {
-		l = y.Neg().AddScalar(1).Mul(x).Add(sp)
+		l = y.Neg().AddScalar(1).Mul(x).Add(m).Add(lse)
 	}
 	if c.weight != nil {
 		l = l.Mul(c.weight)

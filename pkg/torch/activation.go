@@ -2,7 +2,6 @@ package torch
 
 import (
 	"math"
-	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
@@ -175,16 +174,15 @@ func (t *Tensor) LerpScalar_(end *Tensor, weight float64) *Tensor {
 	}, false, end)
 }
 
-// MaskedFill returns t with value where mask (bool, broadcast to t) is true.
+// MaskedFill returns t with value where mask (bool) is true. t and mask
+// broadcast together, as PyTorch's masked_fill (1.13 and 2.x): a mask of
+// more dims or larger sizes than t gives a result of the broadcast shape.
 func (t *Tensor) MaskedFill(mask *Tensor, value any) *Tensor {
 	c, err := maskedFillCall(t, mask, value)
 	if err != nil {
 		return failed(err)
 	}
 	out := run(c)
-	if out.err == nil && !slices.Equal(out.shape, t.shape) {
-		return t.fail("masked_fill", kernel.Errorf(ErrShape, "the mask of shape %s does not broadcast to the tensor's shape", kernel.ShapeString(mask.shape)))
-	}
 	if recording(t) {
 		recordMaskedFill(t, mask, out)
 	}

@@ -99,38 +99,92 @@ func Full(shape []int, value any, opts ...Option) *Tensor {
 }
 
 // EmptyLike, ZerosLike, OnesLike, FullLike, RandLike and RandnLike make a
-// tensor of t's shape, dtype and device (options override them).
-func EmptyLike(t *Tensor, opts ...Option) *Tensor { return like("empty_like", t, Empty, opts) }
+// tensor of t's shape, dtype and device (options override them), laid out
+// as PyTorch's *_like ops with memory_format=torch.preserve_format lay it
+// out: with t's strides when t is non-overlapping and dense (a transposed
+// or permuted tensor), else dense in t's order of dimensions in memory.
+func EmptyLike(t *Tensor, opts ...Option) *Tensor { return like("empty_like", t, opts, nil) }
 
-// ZerosLike is Zeros with t's shape, dtype and device.
-func ZerosLike(t *Tensor, opts ...Option) *Tensor { return like("zeros_like", t, Zeros, opts) }
+// ZerosLike is Zeros with t's shape, dtype, device and layout.
+func ZerosLike(t *Tensor, opts ...Option) *Tensor {
+	return like("zeros_like", t, opts, func(r *Tensor, _ *options) *Tensor {
+		if isZeroed(r.storage) {
+			return r
+		}
+		return r.Fill_(0)
+	})
+}
 
-// OnesLike is Ones with t's shape, dtype and device.
-func OnesLike(t *Tensor, opts ...Option) *Tensor { return like("ones_like", t, Ones, opts) }
+// OnesLike is Ones with t's shape, dtype, device and layout.
+func OnesLike(t *Tensor, opts ...Option) *Tensor {
+	return like("ones_like", t, opts, func(r *Tensor, _ *options) *Tensor { return r.Fill_(1) })
+}
 
-// RandLike is Rand with t's shape, dtype and device.
-func RandLike(t *Tensor, opts ...Option) *Tensor { return like("rand_like", t, Rand, opts) }
+// RandLike is Rand with t's shape, dtype, device and layout (the values
+// fill memory in order, as PyTorch's).
+func RandLike(t *Tensor, opts ...Option) *Tensor {
+	return like("rand_like", t, opts, func(r *Tensor, o *options) *Tensor {
+		return r.Uniform_(0, 1, WithGenerator(o.generator()))
+	})
+}
 
-// RandnLike is Randn with t's shape, dtype and device.
-func RandnLike(t *Tensor, opts ...Option) *Tensor { return like("randn_like", t, Randn, opts) }
+// RandnLike is Randn with t's shape, dtype, device and layout (the values
+// fill memory in order, as PyTorch's).
+func RandnLike(t *Tensor, opts ...Option) *Tensor {
+	return like("randn_like", t, opts, func(r *Tensor, o *options) *Tensor {
+		return r.Normal_(0, 1, WithGenerator(o.generator()))
+	})
+}
 
-// FullLike is Full with t's shape, dtype and device.
+// FullLike is Full with t's shape, dtype, device and layout.
 func FullLike(t *Tensor, value any, opts ...Option) *Tensor {
 	if err := inputErr("full_like", t); err != nil {
 		return failed(err)
 	}
-	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
-	return Full(t.shape, value, all...)
+	o := collect(opts)
+	dt := o.dtypeOr(t.dtype)
+	s, err := kernel.ScalarOf(value)
+	if err == nil {
+		err = s.CheckFits(dt) // before allocating
+	}
+	if err != nil {
+		return failed(creationError("full_like", err, t.shape, dt, t.Device()))
+	}
+	return like("full_like", t, opts, func(r *Tensor, _ *options) *Tensor { return r.Fill_(s) })
 }
 
-// like makes a tensor with f (Empty, Zeros, ...) of t's shape, dtype and
-// device; op names it in the error of a nil or unusable t.
-func like(op string, t *Tensor, f func([]int, ...Option) *Tensor, opts []Option) *Tensor {
+// like makes an uninitialised tensor of t's shape, dtype and device (opts
+// override them) with t's layout (likeStrides), and fills it with fill
+// (nil: leaves it empty) before applying requires_grad; op names it in
+// errors.
+func like(op string, t *Tensor, opts []Option, fill func(r *Tensor, o *options) *Tensor) *Tensor {
 	if err := inputErr(op, t); err != nil {
 		return failed(err)
 	}
-	all := append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...)
-	return f(t.shape, all...)
+	o := collect(append([]Option{WithDType(t.dtype), OnDevice(t.Device())}, opts...))
+	r := emptyOp(op, t.shape, o.floatDType(), &o)
+	if r.err != nil {
+		return r
+	}
+	r.setLayout(t.shape, likeStrides(t))
+	if fill != nil {
+		r = fill(r, &o)
+	}
+	return finishCreation(r, &o)
+}
+
+// likeStrides are the strides of PyTorch's empty_like(t) with
+// memory_format=torch.preserve_format: t's own when t is non-overlapping
+// and dense, else dense strides that keep t's order of dimensions in memory
+// (infer_dense_strides, the layout TensorIterator gives x.T + 1), which
+// are contiguous for a contiguous-ordered t. Both cover exactly t.Numel()
+// elements, as the contiguous strides do.
+func likeStrides(t *Tensor) []int {
+	if kernel.IsNonOverlappingAndDense(t.shape, t.strides) {
+		return t.strides
+	}
+	in := []kernel.Operand{{Shape: t.shape, Strides: t.strides}}
+	return kernel.ElementwiseStrides(t.shape, in, make([]int, len(t.shape)))
 }
 
 // Arange returns 0, 1, ..., end-1 (int64 for an integer end, the default

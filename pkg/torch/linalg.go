@@ -128,7 +128,7 @@ func (t *Tensor) MatMul(other *Tensor) *Tensor {
 	case da >= 3 && db <= 2:
 		// Fold the batch dims of t into its rows: one matrix product.
 		k := t.shape[da-1]
-		out := t.Reshape(-1, k)
+		out := t.Reshape(kernel.Numel(t.shape[:da-1]), k) // not -1: ambiguous when k is 0
 		if db == 1 {
 			out = out.Mm(other.Unsqueeze(1))
 			return out.View(t.shape[:da-1]...)

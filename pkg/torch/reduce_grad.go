@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
 )
 
 // The derivatives of the reductions and of the ops along one dim.
@@ -65,7 +66,7 @@ func (r reduction) record(t, y *Tensor) {
 	var fn func(g, x, y *Tensor) *Tensor
 	switch r.op {
 	case kernel.OpProd:
-		name, fn = "ProdBackward1", func(g, x, y *Tensor) *Tensor { return back(g.Mul(y)).Div(x) }
+		name, fn = "ProdBackward1", func(g, x, y *Tensor) *Tensor { return prodGrad(back(g), x, back(y), dims) }
 	case kernel.OpAmax, kernel.OpAmin:
 		name = "AmaxBackward0"
 		if r.op == kernel.OpAmin {
@@ -73,14 +74,13 @@ func (r reduction) record(t, y *Tensor) {
 		}
 		fn = func(g, x, y *Tensor) *Tensor { return evenlyToTies(back(g), x.Eq(back(y)), dims) }
 	case kernel.OpVar:
-		name, fn = "VarBackward0", func(g, x, _ *Tensor) *Tensor {
-			mean := x.MeanKeepDim(dims...)
-			return back(g).Mul(x.Sub(mean)).MulScalar(2 / math.Max(float64(count)-r.scalar, 0))
-		}
+		name, fn = "VarBackward0", func(g, x, _ *Tensor) *Tensor { return varGrad(back(g), x, dims, float64(count)-r.scalar) }
 	case kernel.OpStd:
+		// PyTorch's std_backward (1.13 and 2.x): var's gradient of
+		// g/(2 std), with 0 where std is 0 (a constant slice), not 0/0.
 		name, fn = "StdBackward0", func(g, x, y *Tensor) *Tensor {
-			mean := x.MeanKeepDim(dims...)
-			return back(g.Div(y)).Mul(x.Sub(mean)).MulScalar(1 / math.Max(float64(count)-r.scalar, 0))
+			gv := g.Div(y.MulScalar(2)).MaskedFill(y.EqScalar(0), 0)
+			return varGrad(back(gv), x, dims, float64(count)-r.scalar)
 		}
 	case kernel.OpNorm:
 		name, fn = "NormBackward1", func(g, x, y *Tensor) *Tensor { return normGrad(back(g), x, back(y), r.scalar, dims) }
@@ -96,6 +96,63 @@ func (r reduction) record(t, y *Tensor) {
 	y.setGradFn(name, []*Tensor{t}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		return []*Tensor{fitGrad(fn(g, sx.get(create, name), sy.get(create, name)), t)}
 	})
+}
+
+// varGrad is the derivative of var over dims with dof degrees of freedom
+// (g expanded to x's shape): 2/dof * g * (x - mean), as PyTorch's var_backward.
+func varGrad(g, x *Tensor, dims []int, dof float64) *Tensor {
+	return g.MulScalar(2 / math.Max(dof, 0)).Mul(x.Sub(x.MeanKeepDim(dims...)))
+}
+
+// prodGrad is the derivative of y = prod(x) over dims (g and y expanded to
+// x's shape), as PyTorch's prod_backward: g*(y/x) when x has no zero, else
+// g times the product of the other elements of each element's slice,
+// computed without dividing, so that it is not NaN: with one zero in a
+// slice the zero's gradient is the product of the others and the rest 0,
+// with two zeros or more all 0. The meta device always takes the second
+// way, as PyTorch's.
+func prodGrad(g, x, y *Tensor, dims []int) *Tensor {
+	if x.Dim() == 0 || x.Numel() == 0 {
+		return g
+	}
+	if x.Device().Type != device.Meta {
+		hasZero, err := x.EqScalar(0).Any().ItemBool()
+		if err != nil {
+			return failed(err)
+		}
+		if !hasZero {
+			return g.Mul(y.Div(x))
+		}
+	}
+	return g.Mul(productOfOthers(x, dims))
+}
+
+// productOfOthers returns, for each element of x, the product of the other
+// elements of its slice over dims: the reduced dims are moved last and
+// flattened into one of size k, along which the exclusive products from
+// the front and from the back are multiplied ([1, a, ab] * [bc, c, 1] for
+// [a, b, c], PyTorch's prod_safe_zeros_backward).
+func productOfOthers(x *Tensor, dims []int) *Tensor {
+	perm := make([]int, 0, x.Dim())
+	for d := range x.Dim() {
+		if !slices.Contains(dims, d) {
+			perm = append(perm, d)
+		}
+	}
+	kept := len(perm)
+	perm = append(perm, dims...)
+	inv := make([]int, len(perm))
+	for i, d := range perm {
+		inv[d] = i
+	}
+	xp := x.Permute(perm...)
+	shape := append(append([]int(nil), xp.shape[:kept]...), -1)
+	flat := xp.Reshape(shape...)
+	k := flat.shape[kept]
+	ones := Ones(flat.Narrow(kept, 0, 1).shape, WithDType(x.dtype), OnDevice(x.Device()))
+	before := Cat([]*Tensor{ones, flat.Narrow(kept, 0, k-1)}, kept).Cumprod(kept)
+	after := Cat([]*Tensor{ones, flat.Narrow(kept, 1, k-1).Flip(kept)}, kept).Cumprod(kept).Flip(kept)
+	return before.Mul(after).Reshape(xp.shape...).Permute(inv...)
 }
 
 // recordSum records sum and mean, whose node needs no closure (see opNode).

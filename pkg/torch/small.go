@@ -26,8 +26,11 @@ const smallBytes = 64
 // operands do not qualify.
 func smallBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *Tensor {
 	dt := a.dtype
-	if mode != 0 || b.dtype != dt || (dt != Float32 && dt != Float64) || alpha.Float() != 1 {
+	if mode != 0 || b.dtype != dt || (dt != Float32 && dt != Float64) {
 		return nil
+	}
+	if (op == kernel.OpAdd || op == kernel.OpSub) && (alpha.DType() == Bool || alpha.Float() != 1) {
+		return nil // an alpha other than 1, and a bool alpha (an error), go to the dispatcher
 	}
 	n := a.Numel()
 	if n*dt.ItemSize() > smallBytes || a.Dim() > 8 || !slices.Equal(a.shape, b.shape) || !a.IsContiguous() || !b.IsContiguous() {

@@ -53,7 +53,7 @@ func (t *Tensor) View(shape ...int) *Tensor {
 		return t.fail("view", kernel.Errorf(ErrShape, "view size is not compatible with input tensor's size and stride "+
 			"(at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
 	}
-	return t.reshaped(t.view(s, st, t.offset))
+	return t.reshaped(t.view(s, st, t.offset), "ViewBackward0")
 }
 
 // Reshape returns t with a new shape: a view when the strides allow, else a
@@ -67,10 +67,17 @@ func (t *Tensor) Reshape(shape ...int) *Tensor {
 	if err != nil {
 		return t.fail("reshape", err)
 	}
+	// PyTorch 1.13 names the view ReshapeAliasBackward0 (2.x names that of
+	// a contiguous t ViewBackward0) and the copy UnsafeViewBackward0.
 	if st, ok := kernel.ViewStrides(buf[4:4:8], t.shape, t.strides, s); ok {
-		return t.reshaped(t.view(s, st, t.offset))
+		return t.reshaped(t.view(s, st, t.offset), "ReshapeAliasBackward0")
 	}
-	return t.Contiguous().View(append([]int(nil), s...)...)
+	c := t.Contiguous()
+	if c.err != nil {
+		return c
+	}
+	st := kernel.ContiguousStrides(s, make([]int, len(s)))
+	return c.reshaped(c.view(s, st, c.offset), "UnsafeViewBackward0")
 }
 
 // inferSize resolves shape (one size may be -1) for t's elements. A
@@ -133,10 +140,15 @@ func (t *Tensor) T() *Tensor {
 	if t.Dim() > 2 {
 		return t.fail("t", kernel.Errorf(ErrShape, "t() expects a tensor with <= 2 dimensions, but self is %dD", t.Dim()))
 	}
-	if t.Dim() < 2 {
-		return t.reshaped(t.view(t.shape, t.strides, t.offset))
+	v := t.view(t.shape, t.strides, t.offset)
+	if t.Dim() == 2 {
+		v.shape[0], v.shape[1] = v.shape[1], v.shape[0]
+		v.strides[0], v.strides[1] = v.strides[1], v.strides[0]
 	}
-	return t.Transpose(0, 1)
+	if recording(t) {
+		recordView(t, v, "TBackward0", func(g *Tensor) *Tensor { return g.T() })
+	}
+	return v
 }
 
 // MT transposes the last two dims (a batch of matrices).
@@ -203,7 +215,7 @@ func (t *Tensor) Squeeze() *Tensor {
 			strides = append(strides, t.strides[i])
 		}
 	}
-	return t.reshaped(t.view(shape, strides, t.offset))
+	return t.reshaped(t.view(shape, strides, t.offset), "SqueezeBackward0")
 }
 
 // SqueezeDim removes dim when its size is 1 (and returns t's view otherwise).
@@ -216,9 +228,9 @@ func (t *Tensor) SqueezeDim(dim int) *Tensor {
 		return t.fail("squeeze", err)
 	}
 	if t.Dim() == 0 || t.shape[d] != 1 {
-		return t.reshaped(t.view(t.shape, t.strides, t.offset))
+		return t.reshaped(t.view(t.shape, t.strides, t.offset), "SqueezeBackward1")
 	}
-	return t.reshaped(t.view(remove(t.shape, d), remove(t.strides, d), t.offset))
+	return t.reshaped(t.view(remove(t.shape, d), remove(t.strides, d), t.offset), "SqueezeBackward1")
 }
 
 func remove(s []int, i int) []int {
@@ -252,7 +264,7 @@ func (t *Tensor) Unsqueeze(dim int) *Tensor {
 	}
 	copy(shape[d+1:], t.shape[d:])
 	copy(strides[d+1:], t.strides[d:])
-	return t.reshaped(t.view(shape, strides, t.offset))
+	return t.reshaped(t.view(shape, strides, t.offset), "UnsqueezeBackward0")
 }
 
 // Expand broadcasts t to a larger shape without copying: new leading dims
@@ -307,6 +319,11 @@ func (t *Tensor) ExpandAs(other *Tensor) *Tensor {
 
 // Narrow returns elements [start, start+length) of dim (start may be negative).
 func (t *Tensor) Narrow(dim, start, length int) *Tensor {
+	return t.narrow(dim, start, length, "SliceBackward0") // PyTorch's narrow is a slice
+}
+
+// narrow is Narrow recording the node name (split's pieces have their own).
+func (t *Tensor) narrow(dim, start, length int, name string) *Tensor {
 	if err := inputErr("narrow", t); err != nil {
 		return failed(err)
 	}
@@ -330,7 +347,7 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 	v := t.view(t.shape, t.strides, t.offset+start*t.strides[d])
 	v.shape[d] = length
 	if recording(t) {
-		recordView(t, v, "NarrowBackward0", func(g *Tensor) *Tensor {
+		recordView(t, v, name, func(g *Tensor) *Tensor {
 			return intoZeros(t, g, func(z *Tensor) *Tensor { return z.Narrow(d, start, length) })
 		})
 	}
@@ -338,7 +355,10 @@ func (t *Tensor) Narrow(dim, start, length int) *Tensor {
 }
 
 // Select returns the slice at index of dim, removing dim (PyTorch's t[..., i, ...]).
-func (t *Tensor) Select(dim, index int) *Tensor {
+func (t *Tensor) Select(dim, index int) *Tensor { return t.selectAt(dim, index, "SelectBackward0") }
+
+// selectAt is Select recording the node name (unbind's slices have their own).
+func (t *Tensor) selectAt(dim, index int, name string) *Tensor {
 	if err := inputErr("select", t); err != nil {
 		return failed(err)
 	}
@@ -358,7 +378,7 @@ func (t *Tensor) Select(dim, index int) *Tensor {
 	}
 	v := t.view(remove(t.shape, d), remove(t.strides, d), t.offset+index*t.strides[d])
 	if recording(t) {
-		recordView(t, v, "SelectBackward0", func(g *Tensor) *Tensor {
+		recordView(t, v, name, func(g *Tensor) *Tensor {
 			return intoZeros(t, g, func(z *Tensor) *Tensor { return z.Select(d, index) })
 		})
 	}
@@ -419,7 +439,7 @@ func (t *Tensor) Unbind(dim int) ([]*Tensor, error) {
 	}
 	out := make([]*Tensor, t.shape[d])
 	for i := range out {
-		out[i] = t.Select(d, i)
+		out[i] = t.selectAt(d, i, "UnbindBackward0")
 	}
 	return out, nil
 }
@@ -441,11 +461,11 @@ func (t *Tensor) Split(size, dim int) ([]*Tensor, error) {
 		return nil, t.fail("split", kernel.Errorf(ErrArgument, "split expects split_size be non-negative, but got split_size=%d", size)).err
 	}
 	if n == 0 {
-		return []*Tensor{t.view(t.shape, t.strides, t.offset)}, nil
+		return []*Tensor{t.narrow(d, 0, 0, "SplitBackward0")}, nil
 	}
 	var out []*Tensor
 	for s := 0; s < n; s += size {
-		out = append(out, t.Narrow(d, s, min(size, n-s)))
+		out = append(out, t.narrow(d, s, min(size, n-s), "SplitBackward0"))
 	}
 	return out, nil
 }
@@ -480,7 +500,7 @@ func (t *Tensor) SplitSizes(sizes []int, dim int) ([]*Tensor, error) {
 	out := make([]*Tensor, len(sizes))
 	start := 0
 	for i, s := range sizes {
-		out[i] = t.Narrow(d, start, s)
+		out[i] = t.narrow(d, start, s, "SplitWithSizesBackward0")
 		start += s
 	}
 	return out, nil
@@ -599,10 +619,11 @@ func (t *Tensor) Detach() *Tensor {
 }
 
 // reshaped records v, a view of t with the same elements in the same order
-// (view, reshape, squeeze, unsqueeze): the gradient is reshaped back.
-func (t *Tensor) reshaped(v *Tensor) *Tensor {
+// (view, reshape, squeeze, unsqueeze), as the node name: the gradient is
+// reshaped back.
+func (t *Tensor) reshaped(v *Tensor, name string) *Tensor {
 	if recording(t) {
-		recordView(t, v, "ViewBackward0", func(g *Tensor) *Tensor { return g.Reshape(t.shape...) })
+		recordView(t, v, name, func(g *Tensor) *Tensor { return g.Reshape(t.shape...) })
 	}
 	return v
 }

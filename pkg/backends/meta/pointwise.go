@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"math"
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -25,9 +26,8 @@ type pwInfo struct {
 }
 
 var pointwise = map[kernel.OpID]pwInfo{
-	kernel.OpAdd: {rule: ruleSame},
-	kernel.OpSub: {rule: ruleSame, noBool: true, boolAs: "Subtraction, the `-` operator, with two bool tensors is not supported. " +
-		"If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."},
+	kernel.OpAdd:        {rule: ruleSame},
+	kernel.OpSub:        {rule: ruleSame}, // bool operands: see checkInputs
 	kernel.OpMul:        {rule: ruleSame},
 	kernel.OpDiv:        {rule: ruleToFloat}, // rounding modes keep the dtype: see divRule
 	kernel.OpRemainder:  {rule: ruleSame, noBool: true},
@@ -132,6 +132,9 @@ func PointwiseOperands(c *kernel.Call) (promoted []kernel.Operand, first int) {
 func Pointwise(c *kernel.Call) error {
 	info := pointwiseInfo[c.Op]
 	promoted, _ := PointwiseOperands(c)
+	if err := checkInputs(c); err != nil {
+		return err
+	}
 
 	var rt dtype.ResultType
 	for i := range promoted {
@@ -208,7 +211,91 @@ func Pointwise(c *kernel.Call) error {
 	if err := kernel.BroadcastInto(shape, shapes...); err != nil {
 		return err
 	}
-	return setOutput(c, out, shape)
+	if err := setOutput(c, out, shape); err != nil {
+		return err
+	}
+	return checkScalars(c, compute)
+}
+
+// checkInputs makes the checks PyTorch makes on the inputs of an op before
+// it promotes them: bool operands of sub, integer powers of a negative
+// integer scalar, lerp's operands of another dtype than start.
+func checkInputs(c *kernel.Call) error {
+	switch c.Op {
+	case kernel.OpSub: // PyTorch's sub_check, also for a scalar operand
+		bools := 0
+		for i := range c.In {
+			if c.In[i].DType == dtype.Bool {
+				bools++
+			}
+		}
+		if ScalarOperand(c) && c.Scalars[0].Kind() == dtype.KindBool {
+			bools++
+		}
+		switch {
+		case bools == 2:
+			return kernel.Errorf(kernel.ErrDType, "Subtraction, the `-` operator, with two bool tensors is not supported. "+
+				"Use the `^` or `logical_xor()` operator instead.")
+		case bools == 1:
+			return kernel.Errorf(kernel.ErrDType, "Subtraction, the `-` operator, with a bool tensor is not supported. "+
+				"If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+		}
+	case kernel.OpPow: // only a scalar exponent: integer tensors to negative tensor powers compute (1, ±1 or 0)
+		e := c.Scalars[0]
+		if ScalarOperand(c) && c.In[0].DType.IsIntegral(true) && !e.IsFloat() && e.Int() < 0 {
+			return kernel.Errorf(kernel.ErrArgument, "Integers to negative integer powers are not allowed.")
+		}
+	case kernel.OpLerp: // no promotion: end and weight must have start's dtype
+		for i, name := range [...]string{"", "end", "weight"} {
+			if i > 0 && i < len(c.In) && c.In[i].DType != c.In[0].DType {
+				return kernel.Errorf(kernel.ErrDType, "expected dtype %s for `%s` but got dtype %s",
+					cppTypeName(c.In[0].DType), name, cppTypeName(c.In[i].DType))
+			}
+		}
+	}
+	return nil
+}
+
+// checkScalars makes the checks PyTorch makes on an op's scalar arguments
+// once the dtype it computes in is known: add and sub's alpha (alpha_check),
+// and clamp's bounds, which must fit that dtype (c10's checked_convert).
+func checkScalars(c *kernel.Call, compute dtype.DType) error {
+	switch c.Op {
+	case kernel.OpAdd, kernel.OpSub:
+		alpha := c.Scalars[1]
+		if alpha.Kind() == dtype.KindBool && compute != dtype.Bool {
+			return kernel.Errorf(kernel.ErrArgument, "Boolean alpha only supported for Boolean results.")
+		}
+		if alpha.IsFloat() && !compute.IsFloatingPoint() {
+			return kernel.Errorf(kernel.ErrArgument, "For integral input tensors, argument alpha must not be a floating point number.")
+		}
+	case kernel.OpClamp:
+		lo, hi := c.Scalars[0], c.Scalars[1]
+		both := c.Mode&(kernel.ClampMin|kernel.ClampMax) == kernel.ClampMin|kernel.ClampMax
+		if both && (math.IsNaN(lo.Float()) || math.IsNaN(hi.Float())) {
+			return nil // PyTorch fills NaN without converting the bounds
+		}
+		// PyTorch 1.13 and 2.x refuse a bound outside an integer dtype
+		// (int8's clamp(-1000, 1000) fails); their nightly builds saturate it.
+		for k, bit := range [2]int{kernel.ClampMin, kernel.ClampMax} {
+			if c.Mode&bit != 0 {
+				if err := c.Scalars[k].CheckFits(compute); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// cppTypeName is the dtype as PyTorch's messages that print a caffe2
+// TypeMeta name it ("float", "long int", "c10::Half").
+func cppTypeName(d dtype.DType) string {
+	if !d.Valid() {
+		return d.String()
+	}
+	return [...]string{"bool", "unsigned char", "signed char", "short int", "int", "long int", "c10::Half",
+		"c10::BFloat16", "float", "double"}[d]
 }
 
 // setOutput lays out output 0 for a broadcast shape, or checks the one the
@@ -248,6 +335,19 @@ func ScalarOperand(c *kernel.Call) bool {
 	return false
 }
 
+// unsupported is PyTorch's error for a dtype an op's kernel lacks, named
+// as PyTorch's dispatch macro names the kernel where it differs from the op.
 func unsupported(c *kernel.Call, d dtype.DType) error {
-	return kernel.Errorf(kernel.ErrDType, "\"%s\" not implemented for '%s'", c.Op, kernel.PyName(d))
+	name := c.Op.String()
+	switch {
+	case c.Op == kernel.OpClamp:
+		name = "clamp_scalar_cpu"
+	case c.Op == kernel.OpClampTensor:
+		name = "clamp_cpu"
+	case c.Op == kernel.OpLerp && len(c.In) == 2:
+		name = "lerp_kernel_scalar"
+	case c.Op == kernel.OpLerp:
+		name = "lerp_kernel_tensor"
+	}
+	return kernel.Errorf(kernel.ErrDType, "\"%s\" not implemented for '%s'", name, kernel.PyName(d))
 }

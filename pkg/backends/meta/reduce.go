@@ -74,6 +74,9 @@ func Reduction(c *kernel.Call) error {
 			}
 		}
 	}
+	if (c.Op == kernel.OpArgmax || c.Op == kernel.OpArgmin) && in.DType == dtype.Bool { // after the checks above, as PyTorch
+		return kernel.Errorf(kernel.ErrDType, "\"%s_cpu\" not implemented for 'Bool'", c.Op)
+	}
 	shape := c.NewInts(len(in.Shape))[:0]
 	for d, n := range in.Shape {
 		switch {
