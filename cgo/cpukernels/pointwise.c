@@ -134,8 +134,9 @@ static inline int64_t mt_powi(int64_t b, int64_t e) {
 }
 
 /* NaN-propagating max and min. */
-#define FMAX(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) > (y) ? (x) : (y))
-#define FMIN(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) < (y) ? (x) : (y))
+/* NaN wins; of two equal values (0 and -0) the first, as PyTorch. */
+#define FMAX(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) < (y) ? (y) : (x))
+#define FMIN(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (y) < (x) ? (y) : (x))
 #define IMAX(x, y) ((x) > (y) ? (x) : (y))
 #define IMIN(x, y) ((x) < (y) ? (x) : (y))
 
@@ -219,7 +220,7 @@ F1(MT_SINH, sinh, G(sinh, x))
 F1(MT_COSH, cosh, G(cosh, x))
 F1(MT_TANH, tanh, G(tanh, x))
 F1(MT_SIGMOID, sigmoid, G(mt_sigmoid, x))
-F1(MT_RELU, relu, (ISNAN(x) || x > 0) ? x : 0)
+F1(MT_RELU, relu, x < 0 ? 0 : x) /* NaN and -0 pass, as PyTorch's */
 I1(MT_RELU, relu, x > 0 ? x : 0)
 F1(MT_RELU6, relu6, ISNAN(x) ? x : x < 0 ? 0 : x > 6 ? 6 : x)
 I1(MT_RELU6, relu6, x < 0 ? 0 : x > 6 ? 6 : x)
