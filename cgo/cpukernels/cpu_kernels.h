@@ -154,6 +154,16 @@ int mt_gemm(int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, double a
             int64_t sa, const void *b, int64_t ldb, int64_t sb, double beta, void *c, int64_t ldc, int64_t sc,
             int64_t batch);
 
+/* mt_normal_fill_f32 is the Box-Muller transform of PyTorch's float32
+ * normal_fill_AVX2, bit for bit (normal.c): data holds n uniforms in [0, 1)
+ * (24-bit float draws); each whole block of 16 becomes 16 normals * std +
+ * mean. tail, when not NULL (n >= 16, n % 16 != 0), holds the 16 uniforms
+ * drawn again for the last 16 elements: they are copied to data + n - 16
+ * and transformed too. MT_ERR_ISA when the CPU lacks AVX2 or FMA (or is not
+ * x86-64); mt_normal_avx2 says beforehand whether it has them. */
+int mt_normal_fill_f32(float *data, int64_t n, const float *tail, float mean, float std);
+int mt_normal_avx2(void);
+
 /* The instruction set the hot loops run with (chosen when the program
  * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */
 int mt_isa(void);

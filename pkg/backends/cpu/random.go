@@ -143,6 +143,10 @@ func normalFill[T float32 | float64](d []T, r kernel.Random, digits uint, transf
 // (53 digits), else 32, masked to the digits.
 func uniformFill[T float32 | float64](d []T, r kernel.Random, digits uint) {
 	g, _ := r.(*Generator) // a direct call per draw when it is ours
+	if f, ok := any(d).([]float32); ok && g != nil && digits <= 24 {
+		g.fillUniform32(f, digits)
+		return
+	}
 	mask, scale := uint64(1)<<digits-1, 1/float64(uint64(1)<<digits)
 	for i := range d {
 		var v uint64
@@ -160,18 +164,88 @@ func uniformFill[T float32 | float64](d []T, r kernel.Random, digits uint) {
 	}
 }
 
+// fillUniform32 is uniformFill of float32 values with at most 24 digits
+// from g: Uint32's draws, taken from the state a run at a time with its
+// tempering inlined (a call per draw cost more than the Box-Muller
+// transform in C). v masked to the digits and scaled by 2^-digits is exact
+// in float32, as it is in float64.
+func (g *Generator) fillUniform32(d []float32, digits uint) {
+	mask, scale := uint32(1)<<digits-1, float32(1/float64(uint64(1)<<digits))
+	for len(d) > 0 {
+		if g.next >= len(g.state) {
+			g.twist()
+		}
+		s := g.state[g.next:min(len(g.state), g.next+len(d))]
+		out := d[:len(s)]
+		for i, y := range s {
+			y ^= y >> 11 // Uint32's tempering
+			y ^= y << 7 & 0x9d2c5680
+			y ^= y << 15 & 0xefc60000
+			y ^= y >> 18
+			out[i] = float32(y&mask) * scale
+		}
+		g.next += len(s)
+		d = d[len(s):]
+	}
+}
+
 // normalFillFloat32 is normal_fill_AVX2, which PyTorch runs for float32 on
 // every x86 CPU with AVX2 (normal_stub has no AVX-512 kernel, so AVX-512
 // CPUs run it too): normal_fill with normalFill16Float32 as the transform.
 // (PyTorch's kernel for CPUs without AVX2, or with ATEN_CPU_CAPABILITY=
 // default, calls logf, cosf and sinf instead and differs in the last bits.)
+// All the uniforms are drawn first, in normal_fill's order: len(d) (at
+// least 16) of them, then, when len(d) is not a multiple of 16, the 16 that
+// replace the last 16 (into tail); boxMullerFloat32 then transforms them.
 func normalFillFloat32(d []float32, r kernel.Random, mean, std float32) {
-	_ = normalFill(d, r, 24, func(d []float32) error {
-		for i := 0; i+16 <= len(d); i += 16 {
-			normalFill16Float32((*[16]float32)(d[i:]), mean, std)
-		}
-		return nil
-	})
+	uniformFill(d, r, 24)
+	var tail *[16]float32
+	if len(d)%16 != 0 {
+		tail = new([16]float32)
+		uniformFill(tail[:], r, 24)
+	}
+	boxMullerFloat32(d, tail, mean, std)
+}
+
+// boxMullerFloat32 is the transform of normal_fill_AVX2 on uniforms drawn
+// as normalFillFloat32 draws them: d's blocks of 16, then, if tail is not
+// nil, tail's 16 values written over the last 16 of d and transformed
+// again. It runs in C (cgo/cpukernels/normal.c: AVX2 and FMA intrinsics,
+// one call for the whole fill) on CPUs that have both, and in Go
+// (boxMullerFloat32Go, which emulates the same lanes) elsewhere; the two
+// agree bit for bit (normal_test.go).
+func boxMullerFloat32(d []float32, tail *[16]float32, mean, std float32) {
+	if len(d) >= 16 && cpukernels.NormalAVX2() && boxMullerFloat32C(d, tail, mean, std) == nil {
+		return
+	}
+	boxMullerFloat32Go(d, tail, mean, std)
+}
+
+// boxMullerFloat32C is boxMullerFloat32 in C (cpukernels.ErrISA on a CPU
+// without AVX2 and FMA, with d unchanged). d is pinned while C writes it
+// (a no-op for memory outside Go's heap, such as the CPU cache's).
+func boxMullerFloat32C(d []float32, tail *[16]float32, mean, std float32) error {
+	if len(d) < 16 {
+		return cpukernels.ErrUnsupported
+	}
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(&d[0])
+	err := cpukernels.NormalFillFloat32(unsafe.Pointer(&d[0]), len(d), tail, mean, std)
+	runtime.KeepAlive(d)
+	return err
+}
+
+// boxMullerFloat32Go is boxMullerFloat32 in Go, lane by lane.
+func boxMullerFloat32Go(d []float32, tail *[16]float32, mean, std float32) {
+	for i := 0; i+16 <= len(d); i += 16 {
+		normalFill16Float32((*[16]float32)(d[i:]), mean, std)
+	}
+	if tail != nil && len(d) >= 16 {
+		last := (*[16]float32)(d[len(d)-16:])
+		*last = *tail
+		normalFill16Float32(last, mean, std)
+	}
 }
 
 // twoPiFloat32 is _mm256_set1_ps(2.0f * c10::pi<double>).
