@@ -52,17 +52,30 @@ func (g *Generator) InitialSeed() uint64 {
 }
 
 func (g *Generator) twist() {
-	const upper, lower, matrix = 0x80000000, 0x7fffffff, 0x9908b0df
+	const n, m = 624, 397
 	s := &g.state
-	for i := range s {
-		y := s[i]&upper | s[(i+1)%624]&lower
-		v := s[(i+397)%624] ^ y>>1
-		if y&1 != 0 {
-			v ^= matrix
-		}
-		s[i] = v
+	// The three ranges of the standard twist, where i+1 and i+m wrap at
+	// known places (no modulo per element).
+	for i := 0; i < n-m; i++ {
+		s[i] = twisted(s[i], s[i+1], s[i+m])
 	}
+	for i := n - m; i < n-1; i++ {
+		s[i] = twisted(s[i], s[i+1], s[i+m-n])
+	}
+	s[n-1] = twisted(s[n-1], s[0], s[m-1])
 	g.next = 0
+}
+
+// twisted is one step of mt19937's recurrence: the new value of a word
+// from it, the next word and the word m ahead.
+func twisted(cur, next, ahead uint32) uint32 {
+	const upper, lower, matrix = 0x80000000, 0x7fffffff, 0x9908b0df
+	y := cur&upper | next&lower
+	v := ahead ^ y>>1
+	if y&1 != 0 {
+		v ^= matrix
+	}
+	return v
 }
 
 // Uint32 is the next 32 random bits.
