@@ -163,6 +163,10 @@ int mt_gemm(int dtype, int ta, int tb, int64_t m, int64_t n, int64_t k, double a
  * x86-64); mt_normal_avx2 says beforehand whether it has them. */
 int mt_normal_fill_f32(float *data, int64_t n, const float *tail, float mean, float std);
 int mt_normal_avx2(void);
+/* mt_normal_fill_f64 is PyTorch's float64 normal_fill_16 on n (a multiple
+ * of 16) uniforms at data, in place, with the C library's log, cos and sin
+ * (normal.c). */
+int mt_normal_fill_f64(double *data, int64_t n, double mean, double std);
 
 /* The instruction set the hot loops run with (chosen when the program
  * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */

@@ -16,6 +16,7 @@
  *
  * The uniforms (mt19937 draws) stay in Go (pkg/backends/cpu/random.go): this
  * file only transforms them, on CPUs with AVX2 and FMA (mt_normal_avx2). */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "cpu_kernels.h"
@@ -189,4 +190,25 @@ int mt_normal_fill_f32(float *data, int64_t n, const float *tail, float mean, fl
   (void)data; (void)n; (void)tail; (void)mean; (void)std;
   return MT_ERR_ISA;
 #endif
+}
+
+/* mt_normal_fill_f64 is PyTorch's normal_fill_16<double> on the n (a
+ * multiple of 16) float64 uniforms at data: with u1 = 1 - d[j] and
+ * u2 = d[j+8] in each block of 16, d[j] = sqrt(-2 log u1) cos(2 pi u2) * std
+ * + mean and d[j+8] the same with sin, with the C library's log, cos and sin
+ * and the last step fused (GCC contracts it in PyTorch's build). No other
+ * product meets an add here, so nothing else can be contracted. */
+int mt_normal_fill_f64(double *data, int64_t n, double mean, double std) {
+  if (n < 0 || n % 16 != 0) return MT_ERR_UNSUPPORTED;
+  for (int64_t b = 0; b < n; b += 16) {
+    double *d = data + b;
+    for (int j = 0; j < 8; j++) {
+      const double radius = sqrt(-2 * log(1 - d[j]));
+      const double theta = 2.0 * M_PI * d[j + 8];
+      const double c = radius * cos(theta), s = radius * sin(theta);
+      d[j] = fma(c, std, mean);
+      d[j + 8] = fma(s, std, mean);
+    }
+  }
+  return MT_OK;
 }

@@ -6,6 +6,9 @@ package cpukernels
 
 // Addresses as integers, as in cpukernels.go: no cgo pointer check; the Go
 // side keeps the memory alive (and pinned) across the call.
+static inline int mt_normal_fill_f64_u(uintptr_t data, int64_t n, double mean, double std) {
+	return mt_normal_fill_f64((double *)data, n, mean, std);
+}
 static inline int mt_normal_fill_f32_u(uintptr_t data, int64_t n, uintptr_t tail, float mean, float std) {
 	return mt_normal_fill_f32((float *)data, n, (const float *)tail, mean, std);
 }
@@ -58,4 +61,18 @@ func NormalFillFloat32(data unsafe.Pointer, n int, tail *[16]float32, mean, std 
 		return ErrISA
 	}
 	return ErrUnsupported
+}
+
+// NormalFillFloat64 is the Box-Muller transform of PyTorch's float64
+// normal_fill_16, in C with the C library's log, cos and sin (normal.c):
+// the n float64 uniforms at data (n a multiple of 16) become normals * std
+// + mean, 16 at a time, in one C call. The caller keeps data reachable,
+// and pinned if it is Go memory.
+func NormalFillFloat64(data unsafe.Pointer, n int, mean, std float64) error {
+	st := C.mt_normal_fill_f64_u(addr(data), C.int64_t(n), C.double(mean), C.double(std))
+	runtime.KeepAlive(data)
+	if st != C.MT_OK {
+		return ErrUnsupported
+	}
+	return nil
 }

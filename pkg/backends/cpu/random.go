@@ -269,41 +269,26 @@ func normalFill16Float32(d *[16]float32, mean, std float32) {
 	}
 }
 
-// chunk is the number of elements transformed per call into C.
-const chunk = 1024
-
 // boxMullerFloat64 is normal_fill_16<double> on the blocks of 16 of d:
 // with u1 = 1 - d[j] and u2 = d[j+8], d[j] = sqrt(-2 log u1) cos(2 pi u2)
 // * std + mean and d[j+8] the same with sin, the last step fused (GCC
-// contracts it in PyTorch's build). log, cos and sin are the C library's.
+// contracts it in PyTorch's build). log, cos and sin are the C library's,
+// so it runs in C (normal.c), one call for all of d. d is pinned while C
+// writes it (a no-op for memory outside Go's heap).
 func boxMullerFloat64(d []float64, mean, std float64) error {
-	m := min(len(d), chunk) / 2
-	buf := make([]float64, 3*m) // on the heap: C gets its address
-	for len(d) > 0 {
-		part := d[:min(len(d), chunk)]
-		d = d[len(part):]
-		m := len(part) / 2
-		lg, cos, sin := buf[:m], buf[m:2*m], buf[2*m:3*m]
-		for b := 0; b < len(part); b += 16 {
-			for j := range 8 {
-				lg[b/2+j] = 1 - part[b+j]
-				cos[b/2+j] = 2 * math.Pi * part[b+j+8]
-			}
-		}
-		copy(sin, cos)
-		if err := libm(cpukernels.OpLog, lg, cpukernels.OpCos, cos, cpukernels.OpSin, sin); err != nil {
-			return err
-		}
-		for b := 0; b < len(part); b += 16 {
-			for j := range 8 {
-				radius := math.Sqrt(-2 * lg[b/2+j])
-				part[b+j] = math.FMA(radius*cos[b/2+j], std, mean)
-				part[b+j+8] = math.FMA(radius*sin[b/2+j], std, mean)
-			}
-		}
+	if len(d) == 0 {
+		return nil
 	}
-	return nil
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	pin.Pin(&d[0])
+	err := cpukernels.NormalFillFloat64(unsafe.Pointer(&d[0]), len(d), mean, std)
+	runtime.KeepAlive(d)
+	return err
 }
+
+// chunk is the number of elements transformed per call into C.
+const chunk = 1024
 
 // boxMuller16Bit is normal_fill_16 of c10::Half or c10::BFloat16 on the
 // blocks of 16 of d (values of the type dt, held as float32), in their
