@@ -553,6 +553,9 @@ func (t *Tensor) Flatten(start, end int) *Tensor {
 	if s > e {
 		return t.fail("flatten", kernel.Errorf(ErrArgument, "flatten() has invalid args: start_dim cannot come after end_dim"))
 	}
+	if s == e {
+		return t // as ATen's flatten: nothing to merge, t itself
+	}
 	shape := make([]int, 0, t.Dim()-(e-s))
 	shape = append(shape, t.shape[:s]...)
 	shape = append(shape, kernel.Numel(t.shape[s:e+1]))
