@@ -46,15 +46,3 @@ func TestSignOfZeroAsPyTorch(t *testing.T) {
 		}
 	}
 }
-
-// Flatten over one dim merges nothing and returns t itself, as ATen's
-// flatten (start_dim == end_dim); a 0-dim tensor becomes [1].
-func TestFlattenOfOneDimIsItself(t *testing.T) {
-	x := torch.Zeros([]int{2, 3})
-	if y := x.Flatten(1, -1); y != x {
-		t.Errorf("Flatten(1, -1) of [2, 3] is a new tensor %v", y)
-	}
-	if y := torch.Scalar(1.0).Flatten(0, 0); y.Dim() != 1 || y.Err() != nil {
-		t.Errorf("Flatten of a 0-dim tensor: %v", y)
-	}
-}
