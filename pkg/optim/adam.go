@@ -11,7 +11,7 @@ import (
 type Adam struct {
 	params
 	decoupled  bool
-	step       int
+	steps      []int // per parameter, as PyTorch's state["step"]
 	m, v, vmax []*torch.Tensor
 }
 
@@ -36,42 +36,25 @@ func newAdam(name string, ps []*torch.Tensor, decay float64, decoupled bool, opt
 		return nil, err
 	}
 	n := len(ps)
-	return &Adam{params: p, decoupled: decoupled,
+	return &Adam{params: p, decoupled: decoupled, steps: make([]int, n),
 		m: make([]*torch.Tensor, n), v: make([]*torch.Tensor, n), vmax: make([]*torch.Tensor, n)}, nil
 }
 
 // Step updates the parameters: m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
-// p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps). It works on
-// detached aliases of the parameters and gradients, so it records nothing
-// whatever the grad mode.
-func (o *Adam) Step() error {
-	if o == nil {
-		return nilOptimizer("Adam", "Step")
-	}
-	gs, err := o.grads()
-	if err != nil {
-		return err
-	}
-	o.step++
-	for i, param := range o.ps {
-		if gs[i] == nil {
-			continue
-		}
-		if err := o.update(i, param.Detach(), gs[i].Detach()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// p -= lr/(1-b1^t) * m / (sqrt(v)/sqrt(1-b2^t) + eps), where t counts the
+// steps that parameter took (one with no gradient is not counted, as
+// PyTorch's per-parameter state["step"]).
+func (o *Adam) Step() error { return o.base().step("Adam", o.update) }
 
 // update applies parameter i's step to p, in place as PyTorch does. Its
 // gradient g was checked (Step calls grads first), so what can still fail
 // is the memory of p or of the moments; such a failure stays in the tensor
 // that failed and is returned.
 func (o *Adam) update(i int, p, g *torch.Tensor) error {
+	o.steps[i]++
 	b1, b2 := o.betas[0], o.betas[1]
-	bc1 := 1 - math.Pow(b1, float64(o.step))
-	bc2sqrt := math.Sqrt(1 - math.Pow(b2, float64(o.step)))
+	bc1 := 1 - math.Pow(b1, float64(o.steps[i]))
+	bc2sqrt := math.Sqrt(1 - math.Pow(b2, float64(o.steps[i])))
 	if o.maximize {
 		g = g.Neg()
 	}

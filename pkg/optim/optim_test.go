@@ -211,3 +211,33 @@ func TestOptionsTakeExplicitZeros(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// Adam counts steps per parameter, as PyTorch's state["step"]: a parameter
+// whose first gradient comes at the third step is bias-corrected as at its
+// first (PyTorch: its first Adam step moves it by lr, whatever the step
+// count of the others).
+func TestAdamCountsStepsPerParameter(t *testing.T) {
+	p := torch.Zeros([]int{1}).RequiresGrad_(true)
+	q := torch.Zeros([]int{1}).RequiresGrad_(true)
+	opt, err := optim.NewAdam([]*torch.Tensor{p, q}, optim.LR(0.1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := p.SetGrad(torch.Ones([]int{1})); err != nil {
+			t.Fatal(err)
+		}
+		if err := opt.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.SetGrad(torch.Ones([]int{1})); err != nil {
+		t.Fatal(err)
+	}
+	if err := opt.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := q.Item(); math.Abs(v+0.1) > 1e-6 {
+		t.Errorf("q after its first step: %v, want -0.1 (lr times the sign of the gradient)", v)
+	}
+}

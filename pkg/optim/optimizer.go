@@ -124,6 +124,29 @@ func nilOptimizer(name, method string) error {
 	return invalid(name, "%s called on a nil *%s (make optimizers with New%s)", method, name, name)
 }
 
+// step runs update on detached aliases of each parameter that has a
+// gradient and of that gradient, after checking every gradient (grads):
+// the optimizers' Step. Working on detached aliases, it records nothing
+// whatever the grad mode.
+func (ps *params) step(name string, update func(i int, p, g *torch.Tensor) error) error {
+	if ps == nil {
+		return nilOptimizer(name, "Step")
+	}
+	gs, err := ps.grads()
+	if err != nil {
+		return err
+	}
+	for i, p := range ps.ps {
+		if gs[i] == nil {
+			continue
+		}
+		if err := update(i, p.Detach(), gs[i].Detach()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // firstErr is the first error among ts (nil entries are skipped).
 func firstErr(ts ...*torch.Tensor) error {
 	for _, t := range ts {

@@ -16,13 +16,11 @@ type Option struct {
 	set  func(*settings)
 }
 
-// settings are the hyperparameters of every optimizer here, with what the
-// caller gave.
+// settings are the hyperparameters of every optimizer here.
 type settings struct {
 	lr, momentum, dampening, weightDecay, eps float64
 	betas                                     [2]float64
 	nesterov, maximize, amsgrad               bool
-	given                                     []string
 }
 
 // LR sets the learning rate (default 1e-3, as PyTorch 2.x's SGD and Adam).
@@ -67,7 +65,6 @@ func (s *settings) apply(op string, allowed []string, opts []Option) error {
 			return invalid(op, "%s has no option %s (it takes %v)", op, o.name, allowed)
 		}
 		o.set(s)
-		s.given = append(s.given, o.name)
 	}
 	return s.check(op)
 }

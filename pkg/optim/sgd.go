@@ -23,26 +23,8 @@ func NewSGD(ps []*torch.Tensor, opts ...Option) (*SGD, error) {
 	return &SGD{params: p, momentumBuf: make([]*torch.Tensor, len(ps))}, nil
 }
 
-// Step updates the parameters. It works on detached aliases of the
-// parameters and gradients, so it records nothing whatever the grad mode.
-func (o *SGD) Step() error {
-	if o == nil {
-		return nilOptimizer("SGD", "Step")
-	}
-	gs, err := o.grads()
-	if err != nil {
-		return err
-	}
-	for i, param := range o.ps {
-		if gs[i] == nil {
-			continue
-		}
-		if err := o.update(i, param.Detach(), gs[i].Detach()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// Step updates the parameters (see Optimizer).
+func (o *SGD) Step() error { return o.base().step("SGD", o.update) }
 
 // update applies parameter i's step to p, in place as PyTorch does. Its
 // gradient d was checked (Step calls grads first), so what can still fail

@@ -117,7 +117,7 @@ func (t *Tensor) planIndexPut(indices []*Tensor, values *Tensor) (indexPut, erro
 	p.flat = append([]int{kernel.Numel(t.shape[:pos.k])}, rest...)
 	p.at = pos.flat.Expand(pos.at...).Reshape(n)
 	p.vals = values.Expand(target...).Reshape(append([]int{n}, rest...)...)
-	return p, firstErr(p.at, p.vals)
+	return p, inputErr(op, p.at, p.vals)
 }
 
 // positions are where indices point into t: each element of the indices'

@@ -186,10 +186,6 @@ func Linear(x, weight, bias *Tensor) *Tensor {
 	return x.MatMul(weight.T()).Add(bias)
 }
 
-// firstErr is the error of the first nil or failed tensor of ts (see
-// inputErr, which names the op).
-func firstErr(ts ...*Tensor) error { return inputErr("", ts...) }
-
 // inputErr is the error that stops op before any work: nilTensor(op) for
 // a nil tensor among ts (or a zero Tensor{}, which has no storage), or the
 // error the first failed one carries.
