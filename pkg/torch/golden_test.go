@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/mindtorch/mindtorch/internal/conformance"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
@@ -66,94 +66,6 @@ func loadGolden(t *testing.T) *golden {
 	return &g
 }
 
-func num(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case bool:
-		if x {
-			return 1
-		}
-		return 0
-	case string:
-		f, _ := strconv.ParseFloat(x, 64)
-		return f
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
-	}
-	return math.NaN()
-}
-
-func ints(v []any) []int {
-	out := make([]int, len(v))
-	for i, x := range v {
-		out[i] = int(num(x))
-	}
-	return out
-}
-
-// applyView runs one view op of the golden description.
-func applyView(t *torch.Tensor, op []any) *torch.Tensor {
-	a := ints(op[1:])
-	switch op[0].(string) {
-	case "view":
-		return t.View(a...)
-	case "reshape":
-		return t.Reshape(a...)
-	case "transpose":
-		return t.Transpose(a[0], a[1])
-	case "permute":
-		return t.Permute(a...)
-	case "t":
-		return t.T()
-	case "mT":
-		return t.MT()
-	case "squeeze":
-		if len(a) == 0 {
-			return t.Squeeze()
-		}
-		return t.SqueezeDim(a[0])
-	case "unsqueeze":
-		return t.Unsqueeze(a[0])
-	case "expand":
-		return t.Expand(a...)
-	case "narrow":
-		return t.Narrow(a[0], a[1], a[2])
-	case "select":
-		return t.Select(a[0], a[1])
-	case "slice":
-		return t.Slice(a[0], a[1], a[2], a[3])
-	case "flatten":
-		return t.Flatten(a[0], a[1])
-	case "unflatten":
-		return t.Unflatten(a[0], a[1:]...)
-	case "as_strided":
-		return t.AsStrided(ints(op[1].([]any)), ints(op[2].([]any)), int(num(op[3])))
-	case "chunk":
-		parts, err := t.Chunk(a[0], a[1])
-		if err != nil {
-			panic(err)
-		}
-		return parts[a[2]]
-	case "split":
-		parts, err := t.Split(a[0], a[1])
-		if err != nil {
-			panic(err)
-		}
-		return parts[a[2]]
-	case "unbind":
-		parts, err := t.Unbind(a[0])
-		if err != nil {
-			panic(err)
-		}
-		return parts[a[1]]
-	case "contiguous":
-		return t.Contiguous()
-	}
-	panic("unknown op " + op[0].(string))
-}
-
 func TestViewsMatchPyTorch(t *testing.T) {
 	g := loadGolden(t)
 	for _, c := range g.Views {
@@ -165,7 +77,7 @@ func TestViewsMatchPyTorch(t *testing.T) {
 			base := torch.Arange(n, torch.WithDType(torch.Float32), torch.WithDevice(dev)).Reshape(c.Shape...)
 			v := base
 			for _, op := range c.Ops {
-				v = applyView(v, op)
+				v = conformance.ApplyView(v, op)
 			}
 			name := dev + " " + cmp.Diff(nil, c.Ops)
 			if c.Error != "" {
@@ -239,13 +151,13 @@ func TestPrintMatchesPyTorch(t *testing.T) {
 		for k, v := range c.Options {
 			switch k {
 			case "precision":
-				opts = append(opts, torch.PrintPrecision(int(num(v))))
+				opts = append(opts, torch.PrintPrecision(int(conformance.Num(v))))
 			case "threshold":
-				opts = append(opts, torch.PrintThreshold(num(v)))
+				opts = append(opts, torch.PrintThreshold(conformance.Num(v)))
 			case "edgeitems":
-				opts = append(opts, torch.PrintEdgeItems(int(num(v))))
+				opts = append(opts, torch.PrintEdgeItems(int(conformance.Num(v))))
 			case "linewidth":
-				opts = append(opts, torch.PrintLineWidth(int(num(v))))
+				opts = append(opts, torch.PrintLineWidth(int(conformance.Num(v))))
 			case "profile": // first: a profile sets every option
 				opts = append([]torch.PrintOption{torch.PrintProfile(v.(string))}, opts...)
 			case "sci_mode":
@@ -255,7 +167,7 @@ func TestPrintMatchesPyTorch(t *testing.T) {
 		torch.SetPrintOptions(append([]torch.PrintOption{torch.PrintProfile("default")}, opts...)...)
 		vals := make([]float64, len(c.Values))
 		for i, v := range c.Values {
-			vals[i] = num(v)
+			vals[i] = conformance.Num(v)
 		}
 		d, _ := dtype.Parse(c.DType)
 		x := torch.FromSlice(vals, torch.WithShape(c.Shape...)).ToDType(d)
@@ -295,7 +207,7 @@ func TestCastsMatchPyTorch(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, w := range c.Out {
-				if got[i] != int64(num(w)) && !(num(w) == -9.223372036854775808e18 && got[i] == math.MinInt64) {
+				if got[i] != int64(conformance.Num(w)) && !(conformance.Num(w) == -9.223372036854775808e18 && got[i] == math.MinInt64) {
 					t.Errorf("%s->%s [%d]: got %d want %v", c.Src, c.Dst, i, got[i], w)
 				}
 			}
@@ -306,7 +218,7 @@ func TestCastsMatchPyTorch(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, w := range c.Out {
-			want := num(w)
+			want := conformance.Num(w)
 			if !(got[i] == want || (math.IsNaN(got[i]) && math.IsNaN(want))) {
 				t.Errorf("%s->%s [%d]: got %v want %v", c.Src, c.Dst, i, got[i], want)
 			}
@@ -364,7 +276,7 @@ func TestCreationMatchesPyTorch(t *testing.T) {
 				}
 				return
 			}
-			want = append(want, num(v))
+			want = append(want, conformance.Num(v))
 		}
 		flat(c[name])
 		if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-7)); d != "" {
