@@ -5,7 +5,7 @@ PKGS = ./...
 # Packages whose values goroutines share; tested under the race detector.
 RACE_PKGS = ./internal/goroutine/... ./pkg/autograd/... ./pkg/backends/... ./pkg/dispatch/... ./pkg/torch/... ./pkg/nn/... ./pkg/optim/... ./pkg/safetensors/...
 
-.PHONY: all setup test test-race demo bench lint golden test-npu docker-ascend clean
+.PHONY: all setup test test-race demo bench lint golden generate test-npu docker-ascend clean
 
 all: test
 
@@ -31,6 +31,10 @@ bench: setup
 lint:
 	@test -z "$$(gofmt -l . | tee /dev/stderr)" || (echo "gofmt: files above need formatting" >&2; exit 1)
 	$(GO) vet $(PKGS)
+
+# Regenerate the files generated from the op table (internal/optable).
+generate:
+	$(GO) generate ./internal/optable
 
 # Regenerate testdata/ with real PyTorch (Debian's python3-torch).
 golden:

@@ -15,37 +15,8 @@
 #define MT_MAX_DIMS 25
 #define MT_MAX_OPS 4
 
-/* Element types, numbered as pkg/dtype numbers them. */
-enum {
-  MT_BOOL, MT_U8, MT_I8, MT_I16, MT_I32, MT_I64, MT_F16, MT_BF16, MT_F32, MT_F64,
-  MT_NUM_DTYPES
-};
-
-/* Pointwise ops. Binary ops read operands 1 and 2, unary ops operand 1,
- * ternary ops 1..3; operand 0 is the output. */
-enum {
-  /* binary, output in the compute dtype */
-  MT_ADD, MT_SUB, MT_MUL, MT_DIV, MT_DIV_TRUNC, MT_DIV_FLOOR, MT_REMAINDER, MT_FMOD,
-  MT_POW, MT_MAXIMUM, MT_MINIMUM, MT_ATAN2, MT_BITAND, MT_BITOR, MT_BITXOR,
-  /* binary, bool output */
-  MT_LOGAND, MT_LOGOR, MT_LOGXOR, MT_EQ, MT_NE, MT_LT, MT_LE, MT_GT, MT_GE,
-  /* unary, output in the compute dtype */
-  MT_NEG, MT_ABS, MT_SIGN, MT_EXP, MT_EXP2, MT_EXPM1, MT_LOG, MT_LOG2, MT_LOG10,
-  MT_LOG1P, MT_SQRT, MT_RSQRT, MT_SQUARE, MT_RECIPROCAL, MT_SIN, MT_COS, MT_TAN,
-  MT_ASIN, MT_ACOS, MT_ATAN, MT_SINH, MT_COSH, MT_TANH, MT_SIGMOID, MT_RELU,
-  MT_RELU6, MT_LEAKY_RELU, MT_ELU, MT_GELU, MT_GELU_TANH, MT_SILU, MT_SOFTPLUS,
-  MT_ERF, MT_FLOOR, MT_CEIL, MT_ROUND, MT_TRUNC, MT_FRAC, MT_CLAMP, MT_NAN_TO_NUM,
-  MT_BITNOT, MT_POW_SCALAR,
-  /* unary, bool output */
-  MT_ISNAN, MT_ISINF, MT_ISFINITE, MT_LOGNOT,
-  /* ternary */
-  MT_WHERE,        /* out = c ? a : b, operand 1 is bool */
-  MT_CLAMP_TENSOR, /* out = min(max(x, lo), hi) */
-  MT_LERP,         /* out = a + w * (b - a) */
-  MT_MASKED_FILL,  /* out = mask ? value : x, operand 2 is bool */
-  MT_THRESHOLD_BACKWARD, /* out = x > threshold ? grad : 0; operand 1 grad, 2 x */
-  MT_NUM_POINTWISE
-};
+/* The dtype and pointwise op enums, generated from the op table. */
+#include "ops_gen.h"
 
 /* Attributes of an op: floats for floating dtypes, integers for integer
  * ones (both filled by Go from the same scalars). */

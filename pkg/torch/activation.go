@@ -27,12 +27,6 @@ func (t *Tensor) Elu_(alpha float64) *Tensor {
 	return unaryInPlace(kernel.OpElu, t, 0, kernel.FloatScalar(alpha))
 }
 
-// Gelu returns the Gaussian error linear unit, exact (erf) form.
-func (t *Tensor) Gelu() *Tensor { return unary(kernel.OpGelu, t, kernel.GeluNone) }
-
-// GeluTanh returns the tanh approximation of Gelu (approximate='tanh').
-func (t *Tensor) GeluTanh() *Tensor { return unary(kernel.OpGelu, t, kernel.GeluTanh) }
-
 // Softplus returns log(1 + e^(beta*t))/beta, and t where beta*t > threshold.
 func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
 	return unary(kernel.OpSoftplus, t, 0, kernel.FloatScalar(beta), kernel.FloatScalar(threshold))

@@ -204,6 +204,21 @@ for name, fn in BINARY.items():
     add_case(name + "_scalar", [make_input([2, 3], "int32", special=True)], {"value": 3}, scalar_form(fn, 3))
     add_case(name + "_scalar", [make_input([2, 3], "float16")], {"value": 2}, scalar_form(fn, 2))
 
+# a Go scalar as the first operand (PyTorch's reflected operators)
+REFLECTED = {
+    "rsub": lambda v: lambda a: v - a, "rdiv": lambda v: lambda a: v / a,
+    "rfloor_divide": lambda v: lambda a: v // a, "rremainder": lambda v: lambda a: v % a,
+    "rpow": lambda v: lambda a: v ** a,
+}
+for name, mk in REFLECTED.items():
+    add_case(name, [make_input([2, 3], "float32", special=True)], {"value": 2.5}, mk(2.5))
+    add_case(name, [make_input([2, 3], "int32", values=torch.tensor([1, 2, 3, 4, 5, 7]))], {"value": 3}, mk(3))
+    add_case(name, [make_input([2, 3], "int64", values=torch.tensor([1, 2, 3, 4, 5, 7]))], {"value": 2.5}, mk(2.5))
+    add_case(name, [make_input([2, 3], "float16")], {"value": 2}, mk(2))
+    add_case(name, [make_input([3, 4], "float64", [["transpose", 0, 1]])], {"value": -1.5}, mk(-1.5))
+    add_case(name, [make_input([0, 3], "float32")], {"value": 2}, mk(2))
+    add_case(name, [make_input([], "float32")], {"value": 2}, mk(2))
+
 for d in ["float32", "int64", "float64"]:
     add_case("add_alpha", [make_input([2, 3], d), make_input([2, 3], d)], {"alpha": 2},
              lambda a, b: torch.add(a, b, alpha=2))

@@ -11,42 +11,8 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
-// cOps maps ops to the C engine's op numbers (-1: not a pointwise op).
-var cOps = map[kernel.OpID]int{
-	kernel.OpAdd: cpukernels.OpAdd, kernel.OpSub: cpukernels.OpSub, kernel.OpMul: cpukernels.OpMul,
-	kernel.OpDiv: cpukernels.OpDiv, kernel.OpRemainder: cpukernels.OpRemainder, kernel.OpFmod: cpukernels.OpFmod,
-	kernel.OpPow: cpukernels.OpPow, kernel.OpMaximum: cpukernels.OpMaximum, kernel.OpMinimum: cpukernels.OpMinimum,
-	kernel.OpAtan2: cpukernels.OpAtan2, kernel.OpBitwiseAnd: cpukernels.OpBitand, kernel.OpBitwiseOr: cpukernels.OpBitor,
-	kernel.OpBitwiseXor: cpukernels.OpBitxor, kernel.OpLogicalAnd: cpukernels.OpLogand,
-	kernel.OpLogicalOr: cpukernels.OpLogor, kernel.OpLogicalXor: cpukernels.OpLogxor,
-	kernel.OpEq: cpukernels.OpEq, kernel.OpNe: cpukernels.OpNe, kernel.OpLt: cpukernels.OpLt,
-	kernel.OpLe: cpukernels.OpLe, kernel.OpGt: cpukernels.OpGt, kernel.OpGe: cpukernels.OpGe,
-	kernel.OpNeg: cpukernels.OpNeg, kernel.OpAbs: cpukernels.OpAbs, kernel.OpSign: cpukernels.OpSign,
-	kernel.OpExp: cpukernels.OpExp, kernel.OpExp2: cpukernels.OpExp2, kernel.OpExpm1: cpukernels.OpExpm1,
-	kernel.OpLog: cpukernels.OpLog, kernel.OpLog2: cpukernels.OpLog2, kernel.OpLog10: cpukernels.OpLog10,
-	kernel.OpLog1p: cpukernels.OpLog1p, kernel.OpSqrt: cpukernels.OpSqrt, kernel.OpRsqrt: cpukernels.OpRsqrt,
-	kernel.OpSquare: cpukernels.OpSquare, kernel.OpReciprocal: cpukernels.OpReciprocal,
-	kernel.OpSin: cpukernels.OpSin, kernel.OpCos: cpukernels.OpCos, kernel.OpTan: cpukernels.OpTan,
-	kernel.OpAsin: cpukernels.OpAsin, kernel.OpAcos: cpukernels.OpAcos, kernel.OpAtan: cpukernels.OpAtan,
-	kernel.OpSinh: cpukernels.OpSinh, kernel.OpCosh: cpukernels.OpCosh, kernel.OpTanh: cpukernels.OpTanh,
-	kernel.OpSigmoid: cpukernels.OpSigmoid, kernel.OpRelu: cpukernels.OpRelu, kernel.OpRelu6: cpukernels.OpRelu6,
-	kernel.OpLeakyRelu: cpukernels.OpLeakyRelu, kernel.OpElu: cpukernels.OpElu, kernel.OpGelu: cpukernels.OpGelu,
-	kernel.OpSilu: cpukernels.OpSilu, kernel.OpSoftplus: cpukernels.OpSoftplus, kernel.OpErf: cpukernels.OpErf,
-	kernel.OpFloor: cpukernels.OpFloor, kernel.OpCeil: cpukernels.OpCeil, kernel.OpRound: cpukernels.OpRound,
-	kernel.OpTrunc: cpukernels.OpTrunc, kernel.OpFrac: cpukernels.OpFrac, kernel.OpClamp: cpukernels.OpClamp,
-	kernel.OpIsNan: cpukernels.OpIsnan, kernel.OpIsInf: cpukernels.OpIsinf, kernel.OpIsFinite: cpukernels.OpIsfinite,
-	kernel.OpNanToNum: cpukernels.OpNanToNum, kernel.OpBitwiseNot: cpukernels.OpBitnot,
-	kernel.OpLogicalNot: cpukernels.OpLognot, kernel.OpWhere: cpukernels.OpWhere,
-	kernel.OpClampTensor: cpukernels.OpClampTensor, kernel.OpLerp: cpukernels.OpLerp,
-	kernel.OpMaskedFill: cpukernels.OpMaskedFill, kernel.OpThresholdBackward: cpukernels.OpThresholdBackward,
-}
-
-// cOpOf is cOps indexed by op, for the hot path.
-var cOpOf [kernel.NumOps]int
-
 func init() {
-	for op, c := range cOps {
-		cOpOf[op] = c
+	for _, op := range cPointwise {
 		kernel.Register(op, device.CPU, pointwiseKernel)
 	}
 }
@@ -80,15 +46,7 @@ func pointwiseKernel(c *kernel.Call) error {
 		return castInto(opnd(o), o.DType, opnd(&c.In[0]), c.In[0].DType, o.Shape)
 	}
 	eng := engineDType(compute)
-	cop := cOpOf[c.Op]
-	switch {
-	case c.Op == kernel.OpDiv && c.Mode == kernel.RoundTrunc:
-		cop = cpukernels.OpDivTrunc
-	case c.Op == kernel.OpDiv && c.Mode == kernel.RoundFloor:
-		cop = cpukernels.OpDivFloor
-	case c.Op == kernel.OpGelu && c.Mode == kernel.GeluTanh:
-		cop = cpukernels.OpGeluTanh
-	}
+	cop := cOp(c.Op, c.Mode)
 	if smallBinary(c, cop, eng) {
 		return nil
 	}
@@ -119,19 +77,10 @@ func pointwiseKernel(c *kernel.Call) error {
 	if meta.ScalarOperand(c) || (c.Op == kernel.OpLerp && len(c.In) == 2) {
 		scalarAt = 0
 	}
-	switch c.Op {
-	case kernel.OpAdd, kernel.OpSub:
-		setAttr(&attrs, 0, c.Scalars[1])
-	case kernel.OpLeakyRelu, kernel.OpElu, kernel.OpMaskedFill, kernel.OpThresholdBackward:
-		setAttr(&attrs, 0, c.Scalars[0])
-	case kernel.OpSoftplus:
-		setAttr(&attrs, 0, c.Scalars[0])
-		setAttr(&attrs, 1, c.Scalars[1])
-	case kernel.OpNanToNum:
-		for k := range 3 {
-			setAttr(&attrs, k, c.Scalars[k])
-		}
-	case kernel.OpClamp:
+	for k, s := range cAttrs[c.Op] {
+		setAttr(&attrs, k, c.Scalars[s])
+	}
+	if c.Op == kernel.OpClamp {
 		clampAttrs(&attrs, c, eng)
 	}
 	if scalarAt >= 0 {
@@ -143,7 +92,7 @@ func pointwiseKernel(c *kernel.Call) error {
 	// Comparisons and logical ops make bools, cast afterwards into an
 	// output of another dtype (an out= or in-place form).
 	outDT := eng
-	if cop >= cpukernels.OpLogand && cop <= cpukernels.OpGe || cop >= cpukernels.OpIsnan && cop <= cpukernels.OpLognot {
+	if cBoolOut[c.Op] {
 		outDT = dtype.Bool
 	}
 	direct := o.DType == outDT

@@ -115,7 +115,7 @@ func binaryLoop[T float32 | float64](cop int, out, x, y []T) {
 func SameShapeBinary(op kernel.OpID, dt dtype.DType, out, x, y unsafe.Pointer, n int) bool {
 	switch op {
 	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv:
-		return floatLoop(cOpOf[op], dt, out, x, y, n, n, n)
+		return floatLoop(int(op), dt, out, x, y, n, n, n)
 	}
 	return false
 }
