@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -45,12 +46,49 @@ func Register(name string, f Func) {
 	ops[name] = f
 }
 
-// Lookup returns the Go call registered for a golden op.
+// Lookup returns the Go call registered for a golden op or, for ops not
+// registered, the Tensor method its name spells (see method), so that the
+// pointwise ops generated from the op table need no registration.
 func Lookup(name string) (Func, bool) {
 	mu.Lock()
-	defer mu.Unlock()
 	f, ok := ops[name]
-	return f, ok
+	mu.Unlock()
+	if ok {
+		return f, true
+	}
+	return method(name)
+}
+
+// method finds the Tensor method of a golden op name in snake case: "hypot"
+// is t.Hypot(other) or t.Hypot(), "hypot_scalar" t.HypotScalar(v) with the
+// case's "value" argument.
+func method(name string) (Func, bool) {
+	scalar := strings.HasSuffix(name, "_scalar")
+	var camel strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if part != "" {
+			camel.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	m, ok := reflect.TypeFor[*torch.Tensor]().MethodByName(camel.String())
+	if !ok || m.Type.NumOut() != 1 || m.Type.Out(0) != reflect.TypeFor[*torch.Tensor]() {
+		return nil, false
+	}
+	switch {
+	case scalar && m.Type.NumIn() == 2 && m.Type.In(1).Kind() == reflect.Interface:
+		return func(in []*torch.Tensor, a Args) []*torch.Tensor {
+			return One(m.Func.Call([]reflect.Value{reflect.ValueOf(in[0]), reflect.ValueOf(scalarArg(a))})[0].Interface().(*torch.Tensor))
+		}, true
+	case !scalar && m.Type.NumIn() == 2 && m.Type.In(1) == m.Type.In(0):
+		return func(in []*torch.Tensor, a Args) []*torch.Tensor {
+			return One(m.Func.Call([]reflect.Value{reflect.ValueOf(in[0]), reflect.ValueOf(in[1])})[0].Interface().(*torch.Tensor))
+		}, true
+	case !scalar && m.Type.NumIn() == 1:
+		return func(in []*torch.Tensor, a Args) []*torch.Tensor {
+			return One(m.Func.Call([]reflect.Value{reflect.ValueOf(in[0])})[0].Interface().(*torch.Tensor))
+		}, true
+	}
+	return nil, false
 }
 
 // File is a file of golden cases.
@@ -67,6 +105,18 @@ type Case struct {
 	Args   Args     `json:"args"`
 	Outs   []Tensor `json:"outs"`
 	Error  string   `json:"error"`
+	Grad   *Grad    `json:"grad"`
+}
+
+// Grad is PyTorch's backward pass of a case: the gradient given to output
+// 0, the gradient of each input (null for inputs that do not require
+// gradients: integer ones) and the name of output 0's grad_fn. Cases with
+// a Grad have float64 inputs away from the op's kinks, so that the runner
+// also checks the gradients by finite differences (GradCheck).
+type Grad struct {
+	Out    Tensor    `json:"out"`
+	Inputs []*Tensor `json:"inputs"`
+	GradFn string    `json:"grad_fn"`
 }
 
 // Tensor is a tensor as the golden scripts write it; Views are view ops
@@ -144,6 +194,64 @@ func RunCase(t *testing.T, c Case, dev string) {
 			t.Fatalf("output %d is on %s, want %s", i, got, dev)
 		}
 		Check(t, outs[i], want)
+	}
+	if c.Grad != nil {
+		checkGrad(t, c, run, dev)
+	}
+}
+
+// checkGrad runs the case's backward pass and compares the gradients and
+// the grad_fn name with PyTorch's, then checks the gradients by finite
+// differences (on the CPU, in float64).
+func checkGrad(t *testing.T, c Case, run Func, dev string) {
+	t.Helper()
+	in := make([]*torch.Tensor, len(c.Inputs))
+	for i, s := range c.Inputs {
+		in[i] = s.Build(t, dev)
+		if i < len(c.Grad.Inputs) && c.Grad.Inputs[i] != nil {
+			in[i] = in[i].Detach().RequiresGrad_(true)
+		}
+	}
+	y := run(in, c.Args)[0]
+	if y.Err() != nil {
+		t.Fatalf("grad: %v", y.Err())
+	}
+	if c.Grad.GradFn != "" && (y.GradFn() == nil || y.GradFn().Name() != c.Grad.GradFn) {
+		name := "none"
+		if y.GradFn() != nil {
+			name = y.GradFn().Name()
+		}
+		t.Errorf("grad_fn %s, PyTorch's is %s", name, c.Grad.GradFn)
+	}
+	if err := y.BackwardWith(torch.BackwardOptions{Grad: c.Grad.Out.Build(t, dev)}); err != nil {
+		t.Fatalf("backward: %v", err)
+	}
+	for i, want := range c.Grad.Inputs {
+		if want != nil {
+			Check(t, in[i].Grad(), *want)
+		}
+	}
+	if dev != "cpu" {
+		return
+	}
+	f := func(x ...*torch.Tensor) *torch.Tensor {
+		all := slices.Clone(in)
+		k := 0
+		for i := range all {
+			if i < len(c.Grad.Inputs) && c.Grad.Inputs[i] != nil {
+				all[i], k = x[k], k+1
+			}
+		}
+		return run(all, c.Args)[0]
+	}
+	var leaves []*torch.Tensor
+	for i, want := range c.Grad.Inputs {
+		if want != nil {
+			leaves = append(leaves, c.Inputs[i].Build(t, dev).Detach().RequiresGrad_(true))
+		}
+	}
+	if err := torch.GradCheck(f, leaves, torch.GradCheckOptions{}); err != nil {
+		t.Errorf("gradcheck: %v", err)
 	}
 }
 

@@ -21,7 +21,7 @@ var Ops = []Op{
 		Forms: []Form{{Go: "Add", Alpha: "one", Doc: "returns t + other, broadcasting and promoting dtypes as PyTorch", Has: "t s _ s_ out"}}},
 	{ID: "Sub", Name: "sub", Attrs: "Scalars[1] alpha", Kind: Binary, Rule: Same,
 		Float: "x - c0 * y", Int: "x - c0 * y", CAttrs: []int{1},
-		Forms: []Form{{Go: "Sub", Alpha: "one", Doc: "returns t - other", Has: "t s _ s_ out r"}}},
+		Forms: []Form{{Go: "Sub", Alpha: "one", Doc: "returns t - other", Has: "t s _ s_ out"}}},
 	{ID: "Mul", Name: "mul", Kind: Binary, Rule: Same, Float: "x * y", Int: "x * y", Bool: "x & y",
 		Forms: []Form{{Go: "Mul", Doc: "returns the elementwise product t * other", Has: "t s _ s_ out"}}},
 	{ID: "Div", Name: "div", Attrs: "Mode: RoundNone, RoundTrunc, RoundFloor", Kind: Binary, Rule: ToFloat, Float: "x / y",
@@ -30,7 +30,7 @@ var Ops = []Op{
 			{Suffix: "FLOOR", Mode: "kernel.RoundFloor", Float: "G2(mt_floordiv, x, y)", Int: "IDIV0(IFLOOR(x, y))"},
 		},
 		Forms: []Form{
-			{Go: "Div", Mode: "kernel.RoundNone", Doc: "returns true division t / other (integers divide as floats)", Has: "t s _ s_ out r"},
+			{Go: "Div", Mode: "kernel.RoundNone", Doc: "returns true division t / other (integers divide as floats)", Has: "t s _ s_ out"},
 			{Go: "DivTrunc", Mode: "kernel.RoundTrunc", Doc: "returns division rounded toward zero (rounding_mode='trunc')", Has: "t s _ s_ out"},
 			{Go: "DivFloor", Mode: "kernel.RoundFloor", Doc: "returns division rounded toward negative infinity (rounding_mode='floor')", Has: "t s _ s_ out"},
 			{Go: "FloorDivide", Mode: "kernel.RoundFloor", Doc: "returns floor division, as torch.floor_divide", Has: "t s _ s_ out r"},

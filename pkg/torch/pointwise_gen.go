@@ -54,13 +54,6 @@ func (o Out) Sub(a, b *Tensor) *Tensor {
 	return o.binary(kernel.OpSub, a, b, 0, one)
 }
 
-// RSub is Sub with a Go scalar as the first operand: v op t, as PyTorch's
-// reflected operator (the scalar takes part in type promotion as a Python
-// number does).
-func RSub(v any, t *Tensor) *Tensor {
-	return reverseScalar(kernel.OpSub, v, t, 0, one)
-}
-
 // Mul returns the elementwise product t * other.
 func (t *Tensor) Mul(other *Tensor) *Tensor {
 	return binary(kernel.OpMul, t, other, 0, kernel.Scalar{})
@@ -109,13 +102,6 @@ func (t *Tensor) DivScalar_(v any) *Tensor {
 // Div writes a.Div(b) into the output.
 func (o Out) Div(a, b *Tensor) *Tensor {
 	return o.binary(kernel.OpDiv, a, b, kernel.RoundNone, kernel.Scalar{})
-}
-
-// RDiv is Div with a Go scalar as the first operand: v op t, as PyTorch's
-// reflected operator (the scalar takes part in type promotion as a Python
-// number does).
-func RDiv(v any, t *Tensor) *Tensor {
-	return reverseScalar(kernel.OpDiv, v, t, kernel.RoundNone, kernel.Scalar{})
 }
 
 // DivTrunc returns division rounded toward zero (rounding_mode='trunc').

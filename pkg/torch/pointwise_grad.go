@@ -19,14 +19,26 @@ type unaryRule struct {
 // binaryRule gives the gradients of both tensor inputs, before broadcast
 // reduction (the caller sums them to each input's shape).
 type binaryRule struct {
-	name string
-	grad func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
+	name     string
+	modeName string // the name when the call's mode is not 0 (div's rounding modes)
+	usesY    bool   // the formula reads the output
+	grad     func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
+}
+
+// nodeName is a rule's grad_fn name for a call's mode.
+func nodeName(name, modeName string, mode int) string {
+	if mode != 0 && modeName != "" {
+		return modeName
+	}
+	return name
 }
 
 // scalarRule is the gradient of the tensor input of an op with a Go scalar
 // operand s.
 type scalarRule struct {
-	name string
+	name     string
+	modeName string // the name when the call's mode is not 0
+	usesA    bool   // the formula reads the tensor input
 	grad func(g, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) *Tensor
 }
 
@@ -159,75 +171,75 @@ func init() {
 		return where0(x.IsFinite(), g)
 	})
 
-	binaryRules[kernel.OpAdd] = &binaryRule{"AddBackward0", func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpAdd] = &binaryRule{name: "AddBackward0", grad: func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
 		return g, scaled(g, alpha)
 	}}
-	binaryRules[kernel.OpSub] = &binaryRule{"SubBackward0", func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpSub] = &binaryRule{name: "SubBackward0", grad: func(g, _, _, _ *Tensor, _ int, alpha kernel.Scalar) (*Tensor, *Tensor) {
 		return g, scaled(g, alpha).Neg()
 	}}
-	binaryRules[kernel.OpMul] = &binaryRule{"MulBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpMul] = &binaryRule{name: "MulBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g.Mul(b), g.Mul(a)
 	}}
-	binaryRules[kernel.OpDiv] = &binaryRule{"DivBackward0", func(g, a, b, _ *Tensor, mode int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpDiv] = &binaryRule{name: "DivBackward0", modeName: "DivBackward2", grad: func(g, a, b, _ *Tensor, mode int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		if mode != kernel.RoundNone {
 			return ZerosLike(g), ZerosLike(g)
 		}
 		return g.Div(b), g.Mul(a).Div(b.Mul(b)).Neg()
 	}}
-	binaryRules[kernel.OpPow] = &binaryRule{"PowBackward1", func(g, a, b, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpPow] = &binaryRule{name: "PowBackward1", usesY: true, grad: func(g, a, b, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		ga := g.Mul(b).Mul(a.Pow(b.SubScalar(1)))
 		ga = ga.MaskedFill(b.EqScalar(0), 0)
 		gb := g.Mul(y.Mul(a.Log())).MaskedFill(a.EqScalar(0).LogicalAnd(b.GeScalar(0)), 0)
 		return ga, gb
 	}}
-	binaryRules[kernel.OpMaximum] = &binaryRule{"MaximumBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpMaximum] = &binaryRule{name: "MaximumBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return extremumGrads(g, a.Gt(b), a.Eq(b))
 	}}
-	binaryRules[kernel.OpMinimum] = &binaryRule{"MinimumBackward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpMinimum] = &binaryRule{name: "MinimumBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return extremumGrads(g, a.Lt(b), a.Eq(b))
 	}}
-	binaryRules[kernel.OpAtan2] = &binaryRule{"Atan2Backward0", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpAtan2] = &binaryRule{name: "Atan2Backward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		den := a.Mul(a).Add(b.Mul(b))
 		return g.Mul(b).Div(den), g.Mul(a).Div(den).Neg()
 	}}
-	binaryRules[kernel.OpFmod] = &binaryRule{"FmodBackward1", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpFmod] = &binaryRule{name: "FmodBackward1", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g, g.Mul(a.DivTrunc(b)).Neg()
 	}}
-	binaryRules[kernel.OpRemainder] = &binaryRule{"RemainderBackward1", func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+	binaryRules[kernel.OpRemainder] = &binaryRule{name: "RemainderBackward1", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g, g.Mul(a.DivFloor(b)).Neg()
 	}}
 
-	scalarRules[kernel.OpAdd] = &scalarRule{"AddBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
-	scalarRules[kernel.OpSub] = &scalarRule{"SubBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
-	scalarRules[kernel.OpMul] = &scalarRule{"MulBackward0", func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpAdd] = &scalarRule{name: "AddBackward0", grad: func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpSub] = &scalarRule{name: "SubBackward0", grad: func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpMul] = &scalarRule{name: "MulBackward0", grad: func(g, _, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		return g.MulScalar(s.Float())
 	}}
-	scalarRules[kernel.OpDiv] = &scalarRule{"DivBackward0", func(g, _, _ *Tensor, s kernel.Scalar, mode int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpDiv] = &scalarRule{name: "DivBackward0", modeName: "DivBackward2", grad: func(g, _, _ *Tensor, s kernel.Scalar, mode int, _ kernel.Scalar) *Tensor {
 		if mode != kernel.RoundNone {
 			return ZerosLike(g)
 		}
 		return g.DivScalar(s.Float())
 	}}
-	scalarRules[kernel.OpPow] = &scalarRule{"PowBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpPow] = &scalarRule{name: "PowBackward0", usesA: true, grad: func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		e := s.Float()
 		if e == 0 {
 			return ZerosLike(g)
 		}
 		return g.Mul(a.PowScalar(e - 1)).MulScalar(e)
 	}}
-	scalarRules[kernel.OpMaximum] = &scalarRule{"MaximumBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpMaximum] = &scalarRule{name: "MaximumBackward0", usesA: true, grad: func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		ga, _ := extremumGrads(g, a.GtScalar(s.Float()), a.EqScalar(s.Float()))
 		return ga
 	}}
-	scalarRules[kernel.OpMinimum] = &scalarRule{"MinimumBackward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpMinimum] = &scalarRule{name: "MinimumBackward0", usesA: true, grad: func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		ga, _ := extremumGrads(g, a.LtScalar(s.Float()), a.EqScalar(s.Float()))
 		return ga
 	}}
-	scalarRules[kernel.OpFmod] = &scalarRule{"FmodBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
-	scalarRules[kernel.OpRemainder] = &scalarRule{"RemainderBackward0", func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpFmod] = &scalarRule{name: "FmodBackward0", grad: func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor { return g }}
+	scalarRules[kernel.OpRemainder] = &scalarRule{name: "RemainderBackward0", grad: func(g, _, _ *Tensor, _ kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		return g
 	}}
-	scalarRules[kernel.OpAtan2] = &scalarRule{"Atan2Backward0", func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
+	scalarRules[kernel.OpAtan2] = &scalarRule{name: "Atan2Backward0", usesA: true, grad: func(g, a, _ *Tensor, s kernel.Scalar, _ int, _ kernel.Scalar) *Tensor {
 		b := s.Float()
 		return g.MulScalar(b).Div(a.Mul(a).AddScalar(b * b))
 	}}
@@ -329,11 +341,12 @@ func recordBinary(op kernel.OpID, a, b, y *Tensor, mode int, alpha kernel.Scalar
 	// into an input the derivative does not read is then no error.
 	sa, sb := save(a), save(b)
 	var sy saved
-	if op == kernel.OpPow {
+	if r.usesY {
 		sy = saveOutput(y)
 	}
-	y.setGradFn(r.name, []*Tensor{a, b}, func(g *Tensor, _ []bool, create bool) []*Tensor {
-		ga, gb := r.grad(g, sa.get(create, r.name), sb.get(create, r.name), sy.get(create, r.name), mode, alpha)
+	name := nodeName(r.name, r.modeName, mode)
+	y.setGradFn(name, []*Tensor{a, b}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		ga, gb := r.grad(g, sa.get(create, name), sb.get(create, name), sy.get(create, name), mode, alpha)
 		return []*Tensor{fitGrad(ga, a), fitGrad(gb, b)}
 	})
 }
@@ -352,12 +365,12 @@ func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha
 		return
 	}
 	var sa saved
-	switch op {
-	case kernel.OpPow, kernel.OpMaximum, kernel.OpMinimum, kernel.OpAtan2: // the rules that read a
+	if r.usesA {
 		sa = save(a)
 	}
-	y.setGradFn(r.name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
-		return []*Tensor{fitGrad(r.grad(g, sa.get(create, r.name), nil, s, mode, alpha), a)}
+	name := nodeName(r.name, r.modeName, mode)
+	y.setGradFn(name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		return []*Tensor{fitGrad(r.grad(g, sa.get(create, name), nil, s, mode, alpha), a)}
 	})
 }
 

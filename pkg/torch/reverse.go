@@ -24,3 +24,21 @@ func reverseScalar(op kernel.OpID, v any, t *Tensor, mode int, alpha kernel.Scal
 	first := Scalar(v, WithDType(s.DType())).ToDType(rt.Result())
 	return binary(op, first, t, mode, alpha)
 }
+
+// RSub returns v - t for a Go scalar v (PyTorch's rsub, 2 - t).
+func RSub(v any, t *Tensor) *Tensor {
+	if r := passOn(kernel.OpSub, t); r != nil {
+		return r
+	}
+	y := reverseScalar(kernel.OpSub, v, t.Detach(), 0, one)
+	if y.err == nil && recording(t) {
+		y.setGradFn("RsubBackward1", []*Tensor{t}, func(g *Tensor, _ []bool, _ bool) []*Tensor {
+			return []*Tensor{fitGrad(g.Neg(), t)}
+		})
+	}
+	return y
+}
+
+// RDiv returns v / t for a Go scalar v, as PyTorch computes 2 / t: the
+// reciprocal of t times v (integers divide as floats).
+func RDiv(v any, t *Tensor) *Tensor { return t.Reciprocal().MulScalar(v) }

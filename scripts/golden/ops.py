@@ -518,6 +518,57 @@ index_many_case(make_input([3, 4], "float32"), [make_input([2], "int64", values=
                                                 make_input([3], "int64", values=torch.tensor([0, 1, 2]))])
 index_many_case(make_input([3, 4], "float32"), [make_input([1], "int64", values=torch.tensor([0]))] * 3)
 
+# ---- gradients ----
+# One case per differentiable pointwise op (and its Go-scalar form) with
+# float64 inputs inside the op's domain and away from its kinks: PyTorch's
+# gradients for a random output gradient, and its grad_fn's name. The
+# runner also checks these gradients by finite differences.
+GRAD_GEN = torch.Generator().manual_seed(1)
+
+
+def grad_values(shape, domain):
+    u = torch.rand(shape, generator=GRAD_GEN, dtype=torch.float64)
+    lo, hi = domain
+    return lo + (hi - lo) * u
+
+
+def add_grad_case(op, specs, args, fn):
+    """specs: (shape, domain) per float64 input; the case's outputs are
+    fn's, its "grad" PyTorch's backward pass of output 0."""
+    inputs = [make_input(shape, "float64", values=grad_values(shape, dom)) for shape, dom in specs]
+    ts = [t.detach().clone().requires_grad_(True) for t, _ in inputs]
+    try:
+        out = fn(*ts)
+    except RuntimeError:  # not for floats (bitwise ops): no gradient to check
+        return
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    if not outs[0].requires_grad:
+        return
+    gout = torch.randn(outs[0].shape, generator=GRAD_GEN, dtype=torch.float64)
+    try:
+        outs[0].backward(gout)
+    except RuntimeError:  # floor_divide has no derivative in PyTorch
+        return
+    cases.append({"op": op, "inputs": [s for _, s in inputs], "args": args,
+                  "outs": [enc_tensor(o.detach()) for o in outs],
+                  "grad": {"out": enc_tensor(gout), "inputs": [enc_tensor(t.grad) for t in ts],
+                           "grad_fn": type(outs[0].grad_fn).__name__}})
+
+
+WIDE, POS, UNIT = (-3.0, 3.0), (0.5, 3.0), (-0.9, 0.9)
+GRAD_DOMAIN = {"log": POS, "log2": POS, "log10": POS, "log1p": POS, "sqrt": POS, "rsqrt": POS,
+               "reciprocal": POS, "asin": UNIT, "acos": UNIT}
+for name, fn in UNARY.items():
+    add_grad_case(name, [([3, 4], GRAD_DOMAIN.get(name, WIDE))], {}, fn)
+BINARY_DOMAIN = {"div": (WIDE, POS), "pow": (POS, WIDE), "remainder": (WIDE, POS), "fmod": (WIDE, POS),
+                 "div_trunc": (WIDE, POS), "div_floor": (WIDE, POS)}
+for name, fn in BINARY.items():
+    da, db = BINARY_DOMAIN.get(name, (WIDE, WIDE))
+    add_grad_case(name, [([3, 4], da), ([4], db)], {}, fn)
+    add_grad_case(name + "_scalar", [([2, 3], da)], {"value": 2.5}, scalar_form(fn, 2.5))
+for name, mk in REFLECTED.items():
+    add_grad_case(name, [([2, 3], POS)], {"value": 2.5}, mk(2.5))
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
 print(f"{len(cases)} cases -> {os.path.relpath(OUT)}")
