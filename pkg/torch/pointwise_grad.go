@@ -39,7 +39,7 @@ type scalarRule struct {
 	name     string
 	modeName string // the name when the call's mode is not 0
 	usesA    bool   // the formula reads the tensor input
-	grad func(g, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) *Tensor
+	grad     func(g, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) *Tensor
 }
 
 // boolOps are the comparisons and logical ops of two operands (their
