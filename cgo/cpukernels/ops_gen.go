@@ -18,6 +18,7 @@ const (
 	OpMaximum           = C.MT_MAXIMUM
 	OpMinimum           = C.MT_MINIMUM
 	OpAtan2             = C.MT_ATAN2
+	OpHypot             = C.MT_HYPOT
 	OpBitwiseAnd        = C.MT_BITWISE_AND
 	OpBitwiseOr         = C.MT_BITWISE_OR
 	OpBitwiseXor        = C.MT_BITWISE_XOR
@@ -122,6 +123,7 @@ var CEnums = map[string]int{
 	"MT_MAXIMUM":            C.MT_MAXIMUM,
 	"MT_MINIMUM":            C.MT_MINIMUM,
 	"MT_ATAN2":              C.MT_ATAN2,
+	"MT_HYPOT":              C.MT_HYPOT,
 	"MT_BITWISE_AND":        C.MT_BITWISE_AND,
 	"MT_BITWISE_OR":         C.MT_BITWISE_OR,
 	"MT_BITWISE_XOR":        C.MT_BITWISE_XOR,

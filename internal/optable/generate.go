@@ -170,6 +170,9 @@ func genMeta(b *bytes.Buffer) {
 			continue
 		}
 		fmt.Fprintf(b, "\tkernel.Op%s: {rule: %s", op.ID, ruleNames[op.Rule])
+		if op.Kind == Binary {
+			b.WriteString(", binary: true")
+		}
 		if op.NoBool {
 			b.WriteString(", noBool: true")
 		}

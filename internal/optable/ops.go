@@ -48,6 +48,8 @@ var Ops = []Op{
 		Forms: []Form{{Go: "Minimum", Doc: "returns the elementwise minimum (NaN propagates; of two equal values, the first)", Has: "t s out"}}},
 	{ID: "Atan2", Name: "atan2", Kind: Binary, Rule: ToFloat, Float: "G2(atan2, x, y)",
 		Forms: []Form{{Go: "Atan2", Doc: "returns the angle of the point (other, t)", Has: "t s _ out"}}},
+	{ID: "Hypot", Name: "hypot", Kind: Binary, Rule: FloatOnly, Float: "G2(hypot, x, y)",
+		Forms: []Form{{Go: "Hypot", Doc: "returns sqrt(t² + other²), without undue overflow or underflow", Has: "t s _ out"}}},
 	{ID: "BitwiseAnd", Name: "bitwise_and", Kind: Binary, Rule: IntOnly, Int: "x & y", Bool: "x & y",
 		Forms: []Form{{Go: "BitwiseAnd", Doc: "returns the bitwise and of integer or bool tensors", Has: "t s _ s_ out"}}},
 	{ID: "BitwiseOr", Name: "bitwise_or", Kind: Binary, Rule: IntOnly, Int: "x | y", Bool: "x | y",

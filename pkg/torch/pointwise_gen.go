@@ -325,6 +325,26 @@ func (o Out) Atan2(a, b *Tensor) *Tensor {
 	return o.binary(kernel.OpAtan2, a, b, 0, kernel.Scalar{})
 }
 
+// Hypot returns sqrt(t² + other²), without undue overflow or underflow.
+func (t *Tensor) Hypot(other *Tensor) *Tensor {
+	return binary(kernel.OpHypot, t, other, 0, kernel.Scalar{})
+}
+
+// HypotScalar is Hypot with a Go scalar v.
+func (t *Tensor) HypotScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpHypot, t, v, 0, kernel.Scalar{})
+}
+
+// Hypot_ is Hypot in place; it returns t.
+func (t *Tensor) Hypot_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpHypot, t, other, nil, 0, kernel.Scalar{})
+}
+
+// Hypot writes a.Hypot(b) into the output.
+func (o Out) Hypot(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpHypot, a, b, 0, kernel.Scalar{})
+}
+
 // BitwiseAnd returns the bitwise and of integer or bool tensors.
 func (t *Tensor) BitwiseAnd(other *Tensor) *Tensor {
 	return binary(kernel.OpBitwiseAnd, t, other, 0, kernel.Scalar{})

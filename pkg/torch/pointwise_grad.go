@@ -202,6 +202,9 @@ func init() {
 		den := a.Mul(a).Add(b.Mul(b))
 		return g.Mul(b).Div(den), g.Mul(a).Div(den).Neg()
 	}}
+	binaryRules[kernel.OpHypot] = &binaryRule{name: "HypotBackward0", usesY: true, grad: func(g, a, b, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g.Mul(a).Div(y), g.Mul(b).Div(y)
+	}}
 	binaryRules[kernel.OpFmod] = &binaryRule{name: "FmodBackward1", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g, g.Mul(a.DivTrunc(b)).Neg()
 	}}
@@ -360,6 +363,10 @@ func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha
 		return
 	}
 	r := scalarRules[op]
+	if r == nil && binaryRules[op] != nil {
+		recordScalarByBinary(op, a, y, s, mode, alpha)
+		return
+	}
 	if r == nil {
 		y.setGradFn(op.String()+"Backward", []*Tensor{a}, notDifferentiable(op))
 		return
@@ -371,6 +378,25 @@ func recordScalar(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha
 	name := nodeName(r.name, r.modeName, mode)
 	y.setGradFn(name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		return []*Tensor{fitGrad(r.grad(g, sa.get(create, name), nil, s, mode, alpha), a)}
+	})
+}
+
+// recordScalarByBinary records a Go-scalar form that has no rule of its
+// own with the two-tensor rule, the scalar standing as a 0-dim tensor of
+// a's dtype (as PyTorch wraps a Python number for ops such as hypot).
+func recordScalarByBinary(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode int, alpha kernel.Scalar) {
+	r := binaryRules[op]
+	sa := save(a)
+	var sy saved
+	if r.usesY {
+		sy = saveOutput(y)
+	}
+	name := nodeName(r.name, r.modeName, mode)
+	y.setGradFn(name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
+		av := sa.get(create, name)
+		b := Scalar(s.Float(), WithDType(av.dtype))
+		ga, _ := r.grad(g, av, b, sy.get(create, name), mode, alpha)
+		return []*Tensor{fitGrad(ga, a)}
 	})
 }
 

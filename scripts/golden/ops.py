@@ -161,7 +161,7 @@ BINARY = {
     "div_trunc": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
     "div_floor": lambda a, b: torch.div(a, b, rounding_mode="floor"),
     "remainder": torch.remainder, "fmod": torch.fmod, "pow": torch.pow, "maximum": torch.maximum,
-    "minimum": torch.minimum, "atan2": torch.atan2, "bitwise_and": torch.bitwise_and,
+    "minimum": torch.minimum, "atan2": torch.atan2, "hypot": torch.hypot, "bitwise_and": torch.bitwise_and,
     "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor, "logical_and": torch.logical_and,
     "logical_or": torch.logical_or, "logical_xor": torch.logical_xor, "eq": torch.eq, "ne": torch.ne,
     "lt": torch.lt, "le": torch.le, "gt": torch.gt, "ge": torch.ge,

@@ -19,6 +19,7 @@ var cPointwise = []kernel.OpID{
 	kernel.OpMaximum,
 	kernel.OpMinimum,
 	kernel.OpAtan2,
+	kernel.OpHypot,
 	kernel.OpBitwiseAnd,
 	kernel.OpBitwiseOr,
 	kernel.OpBitwiseXor,

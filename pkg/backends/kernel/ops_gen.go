@@ -30,6 +30,7 @@ const (
 	OpMaximum    // maximum
 	OpMinimum    // minimum
 	OpAtan2      // atan2
+	OpHypot      // hypot
 	OpBitwiseAnd // bitwise_and
 	OpBitwiseOr  // bitwise_or
 	OpBitwiseXor // bitwise_xor
@@ -172,6 +173,7 @@ var opNames = [NumOps]string{
 	OpMaximum:            "maximum",
 	OpMinimum:            "minimum",
 	OpAtan2:              "atan2",
+	OpHypot:              "hypot",
 	OpBitwiseAnd:         "bitwise_and",
 	OpBitwiseOr:          "bitwise_or",
 	OpBitwiseXor:         "bitwise_xor",

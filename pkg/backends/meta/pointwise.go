@@ -21,6 +21,7 @@ const (
 
 type pwInfo struct {
 	rule   pwRule
+	binary bool   // a second operand, which may be a Go scalar
 	noBool bool   // bool inputs are refused
 	boolAs string // the message for refused bool inputs, when PyTorch has a special one
 }
@@ -248,14 +249,7 @@ func setOutput(c *kernel.Call, out dtype.DType, shape []int) error {
 // ScalarOperand reports whether a binary op's second operand is the Go
 // scalar in Scalars[0] (the call has one input).
 func ScalarOperand(c *kernel.Call) bool {
-	switch c.Op {
-	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv, kernel.OpRemainder, kernel.OpFmod,
-		kernel.OpPow, kernel.OpMaximum, kernel.OpMinimum, kernel.OpAtan2, kernel.OpBitwiseAnd,
-		kernel.OpBitwiseOr, kernel.OpBitwiseXor, kernel.OpLogicalAnd, kernel.OpLogicalOr,
-		kernel.OpLogicalXor, kernel.OpEq, kernel.OpNe, kernel.OpLt, kernel.OpLe, kernel.OpGt, kernel.OpGe:
-		return len(c.In) == 1
-	}
-	return false
+	return pointwiseInfo[c.Op].binary && len(c.In) == 1
 }
 
 // unsupported is PyTorch's error for a dtype an op's kernel lacks, named
