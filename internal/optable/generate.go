@@ -210,6 +210,15 @@ func genCPU(b *bytes.Buffer) {
 		}
 	}
 	b.WriteString("}\n\n")
+	b.WriteString("// cInputs is the least number of operands (inputs and the Go scalar) the C\n// loops of each op read.\n")
+	b.WriteString("var cInputs = [kernel.NumOps]int8{\n")
+	for _, op := range Ops {
+		if pointwise(op) && hasC(op) {
+			n := map[Kind]int{Unary: 1, Binary: 2, Ternary: 2}[op.Kind]
+			fmt.Fprintf(b, "\tkernel.Op%s: %d,\n", op.ID, n)
+		}
+	}
+	b.WriteString("}\n\n")
 	b.WriteString("// cAttrs lists, per op, the call's scalars that become the C attributes c0, c1, ...\n")
 	b.WriteString("var cAttrs = [kernel.NumOps][]int{\n")
 	for _, op := range Ops {

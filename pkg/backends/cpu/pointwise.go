@@ -89,6 +89,11 @@ func pointwiseKernel(c *kernel.Call) error {
 		nops++
 	}
 
+	if nops-1 < int(cInputs[c.Op]) {
+		// A call built wrong: the C loop would read a missing operand.
+		return kernel.Errorf(kernel.ErrArgument, "%s takes %d operands, the call has %d", c.Op, cInputs[c.Op], nops-1)
+	}
+
 	// Comparisons and logical ops make bools, cast afterwards into an
 	// output of another dtype (an out= or in-place form).
 	outDT := eng
