@@ -19,9 +19,16 @@ const (
 	OpMinimum           = C.MT_MINIMUM
 	OpAtan2             = C.MT_ATAN2
 	OpHypot             = C.MT_HYPOT
+	OpCopysign          = C.MT_COPYSIGN
+	OpFmax              = C.MT_FMAX
+	OpFmin              = C.MT_FMIN
+	OpXlogy             = C.MT_XLOGY
+	OpLogaddexp         = C.MT_LOGADDEXP
 	OpBitwiseAnd        = C.MT_BITWISE_AND
 	OpBitwiseOr         = C.MT_BITWISE_OR
 	OpBitwiseXor        = C.MT_BITWISE_XOR
+	OpBitwiseLeftShift  = C.MT_BITWISE_LEFT_SHIFT
+	OpBitwiseRightShift = C.MT_BITWISE_RIGHT_SHIFT
 	OpLogicalAnd        = C.MT_LOGICAL_AND
 	OpLogicalOr         = C.MT_LOGICAL_OR
 	OpLogicalXor        = C.MT_LOGICAL_XOR
@@ -51,6 +58,9 @@ const (
 	OpAsin              = C.MT_ASIN
 	OpAcos              = C.MT_ACOS
 	OpAtan              = C.MT_ATAN
+	OpAsinh             = C.MT_ASINH
+	OpAcosh             = C.MT_ACOSH
+	OpAtanh             = C.MT_ATANH
 	OpSinh              = C.MT_SINH
 	OpCosh              = C.MT_COSH
 	OpTanh              = C.MT_TANH
@@ -63,6 +73,19 @@ const (
 	OpSilu              = C.MT_SILU
 	OpSoftplus          = C.MT_SOFTPLUS
 	OpErf               = C.MT_ERF
+	OpErfc              = C.MT_ERFC
+	OpErfinv            = C.MT_ERFINV
+	OpSinc              = C.MT_SINC
+	OpDeg2rad           = C.MT_DEG2RAD
+	OpRad2deg           = C.MT_RAD2DEG
+	OpLogit             = C.MT_LOGIT
+	OpLogSigmoid        = C.MT_LOG_SIGMOID
+	OpHardswish         = C.MT_HARDSWISH
+	OpHardsigmoid       = C.MT_HARDSIGMOID
+	OpHardtanh          = C.MT_HARDTANH
+	OpMish              = C.MT_MISH
+	OpSelu              = C.MT_SELU
+	OpCelu              = C.MT_CELU
 	OpFloor             = C.MT_FLOOR
 	OpCeil              = C.MT_CEIL
 	OpRound             = C.MT_ROUND
@@ -72,6 +95,9 @@ const (
 	OpIsNan             = C.MT_IS_NAN
 	OpIsInf             = C.MT_IS_INF
 	OpIsFinite          = C.MT_IS_FINITE
+	OpIsPosInf          = C.MT_IS_POS_INF
+	OpIsNegInf          = C.MT_IS_NEG_INF
+	OpSignbit           = C.MT_SIGNBIT
 	OpNanToNum          = C.MT_NAN_TO_NUM
 	OpBitwiseNot        = C.MT_BITWISE_NOT
 	OpLogicalNot        = C.MT_LOGICAL_NOT
@@ -103,90 +129,116 @@ const (
 // CEnums maps each C enum name the op table generates to its value as
 // the C compiler sees it, for the test that pins them to Go's.
 var CEnums = map[string]int{
-	"MT_BOOL":               C.MT_BOOL,
-	"MT_U8":                 C.MT_U8,
-	"MT_I8":                 C.MT_I8,
-	"MT_I16":                C.MT_I16,
-	"MT_I32":                C.MT_I32,
-	"MT_I64":                C.MT_I64,
-	"MT_F16":                C.MT_F16,
-	"MT_BF16":               C.MT_BF16,
-	"MT_F32":                C.MT_F32,
-	"MT_F64":                C.MT_F64,
-	"MT_ADD":                C.MT_ADD,
-	"MT_SUB":                C.MT_SUB,
-	"MT_MUL":                C.MT_MUL,
-	"MT_DIV":                C.MT_DIV,
-	"MT_REMAINDER":          C.MT_REMAINDER,
-	"MT_FMOD":               C.MT_FMOD,
-	"MT_POW":                C.MT_POW,
-	"MT_MAXIMUM":            C.MT_MAXIMUM,
-	"MT_MINIMUM":            C.MT_MINIMUM,
-	"MT_ATAN2":              C.MT_ATAN2,
-	"MT_HYPOT":              C.MT_HYPOT,
-	"MT_BITWISE_AND":        C.MT_BITWISE_AND,
-	"MT_BITWISE_OR":         C.MT_BITWISE_OR,
-	"MT_BITWISE_XOR":        C.MT_BITWISE_XOR,
-	"MT_LOGICAL_AND":        C.MT_LOGICAL_AND,
-	"MT_LOGICAL_OR":         C.MT_LOGICAL_OR,
-	"MT_LOGICAL_XOR":        C.MT_LOGICAL_XOR,
-	"MT_EQ":                 C.MT_EQ,
-	"MT_NE":                 C.MT_NE,
-	"MT_LT":                 C.MT_LT,
-	"MT_LE":                 C.MT_LE,
-	"MT_GT":                 C.MT_GT,
-	"MT_GE":                 C.MT_GE,
-	"MT_NEG":                C.MT_NEG,
-	"MT_ABS":                C.MT_ABS,
-	"MT_SIGN":               C.MT_SIGN,
-	"MT_EXP":                C.MT_EXP,
-	"MT_EXP2":               C.MT_EXP2,
-	"MT_EXPM1":              C.MT_EXPM1,
-	"MT_LOG":                C.MT_LOG,
-	"MT_LOG2":               C.MT_LOG2,
-	"MT_LOG10":              C.MT_LOG10,
-	"MT_LOG1P":              C.MT_LOG1P,
-	"MT_SQRT":               C.MT_SQRT,
-	"MT_RSQRT":              C.MT_RSQRT,
-	"MT_SQUARE":             C.MT_SQUARE,
-	"MT_RECIPROCAL":         C.MT_RECIPROCAL,
-	"MT_SIN":                C.MT_SIN,
-	"MT_COS":                C.MT_COS,
-	"MT_TAN":                C.MT_TAN,
-	"MT_ASIN":               C.MT_ASIN,
-	"MT_ACOS":               C.MT_ACOS,
-	"MT_ATAN":               C.MT_ATAN,
-	"MT_SINH":               C.MT_SINH,
-	"MT_COSH":               C.MT_COSH,
-	"MT_TANH":               C.MT_TANH,
-	"MT_SIGMOID":            C.MT_SIGMOID,
-	"MT_RELU":               C.MT_RELU,
-	"MT_RELU6":              C.MT_RELU6,
-	"MT_LEAKY_RELU":         C.MT_LEAKY_RELU,
-	"MT_ELU":                C.MT_ELU,
-	"MT_GELU":               C.MT_GELU,
-	"MT_SILU":               C.MT_SILU,
-	"MT_SOFTPLUS":           C.MT_SOFTPLUS,
-	"MT_ERF":                C.MT_ERF,
-	"MT_FLOOR":              C.MT_FLOOR,
-	"MT_CEIL":               C.MT_CEIL,
-	"MT_ROUND":              C.MT_ROUND,
-	"MT_TRUNC":              C.MT_TRUNC,
-	"MT_FRAC":               C.MT_FRAC,
-	"MT_CLAMP":              C.MT_CLAMP,
-	"MT_IS_NAN":             C.MT_IS_NAN,
-	"MT_IS_INF":             C.MT_IS_INF,
-	"MT_IS_FINITE":          C.MT_IS_FINITE,
-	"MT_NAN_TO_NUM":         C.MT_NAN_TO_NUM,
-	"MT_BITWISE_NOT":        C.MT_BITWISE_NOT,
-	"MT_LOGICAL_NOT":        C.MT_LOGICAL_NOT,
-	"MT_WHERE":              C.MT_WHERE,
-	"MT_CLAMP_TENSOR":       C.MT_CLAMP_TENSOR,
-	"MT_LERP":               C.MT_LERP,
-	"MT_MASKED_FILL":        C.MT_MASKED_FILL,
-	"MT_THRESHOLD_BACKWARD": C.MT_THRESHOLD_BACKWARD,
-	"MT_DIV_TRUNC":          C.MT_DIV_TRUNC,
-	"MT_DIV_FLOOR":          C.MT_DIV_FLOOR,
-	"MT_GELU_TANH":          C.MT_GELU_TANH,
-	"MT_NUM_POINTWISE":      C.MT_NUM_POINTWISE,
+	"MT_BOOL":                C.MT_BOOL,
+	"MT_U8":                  C.MT_U8,
+	"MT_I8":                  C.MT_I8,
+	"MT_I16":                 C.MT_I16,
+	"MT_I32":                 C.MT_I32,
+	"MT_I64":                 C.MT_I64,
+	"MT_F16":                 C.MT_F16,
+	"MT_BF16":                C.MT_BF16,
+	"MT_F32":                 C.MT_F32,
+	"MT_F64":                 C.MT_F64,
+	"MT_ADD":                 C.MT_ADD,
+	"MT_SUB":                 C.MT_SUB,
+	"MT_MUL":                 C.MT_MUL,
+	"MT_DIV":                 C.MT_DIV,
+	"MT_REMAINDER":           C.MT_REMAINDER,
+	"MT_FMOD":                C.MT_FMOD,
+	"MT_POW":                 C.MT_POW,
+	"MT_MAXIMUM":             C.MT_MAXIMUM,
+	"MT_MINIMUM":             C.MT_MINIMUM,
+	"MT_ATAN2":               C.MT_ATAN2,
+	"MT_HYPOT":               C.MT_HYPOT,
+	"MT_COPYSIGN":            C.MT_COPYSIGN,
+	"MT_FMAX":                C.MT_FMAX,
+	"MT_FMIN":                C.MT_FMIN,
+	"MT_XLOGY":               C.MT_XLOGY,
+	"MT_LOGADDEXP":           C.MT_LOGADDEXP,
+	"MT_BITWISE_AND":         C.MT_BITWISE_AND,
+	"MT_BITWISE_OR":          C.MT_BITWISE_OR,
+	"MT_BITWISE_XOR":         C.MT_BITWISE_XOR,
+	"MT_BITWISE_LEFT_SHIFT":  C.MT_BITWISE_LEFT_SHIFT,
+	"MT_BITWISE_RIGHT_SHIFT": C.MT_BITWISE_RIGHT_SHIFT,
+	"MT_LOGICAL_AND":         C.MT_LOGICAL_AND,
+	"MT_LOGICAL_OR":          C.MT_LOGICAL_OR,
+	"MT_LOGICAL_XOR":         C.MT_LOGICAL_XOR,
+	"MT_EQ":                  C.MT_EQ,
+	"MT_NE":                  C.MT_NE,
+	"MT_LT":                  C.MT_LT,
+	"MT_LE":                  C.MT_LE,
+	"MT_GT":                  C.MT_GT,
+	"MT_GE":                  C.MT_GE,
+	"MT_NEG":                 C.MT_NEG,
+	"MT_ABS":                 C.MT_ABS,
+	"MT_SIGN":                C.MT_SIGN,
+	"MT_EXP":                 C.MT_EXP,
+	"MT_EXP2":                C.MT_EXP2,
+	"MT_EXPM1":               C.MT_EXPM1,
+	"MT_LOG":                 C.MT_LOG,
+	"MT_LOG2":                C.MT_LOG2,
+	"MT_LOG10":               C.MT_LOG10,
+	"MT_LOG1P":               C.MT_LOG1P,
+	"MT_SQRT":                C.MT_SQRT,
+	"MT_RSQRT":               C.MT_RSQRT,
+	"MT_SQUARE":              C.MT_SQUARE,
+	"MT_RECIPROCAL":          C.MT_RECIPROCAL,
+	"MT_SIN":                 C.MT_SIN,
+	"MT_COS":                 C.MT_COS,
+	"MT_TAN":                 C.MT_TAN,
+	"MT_ASIN":                C.MT_ASIN,
+	"MT_ACOS":                C.MT_ACOS,
+	"MT_ATAN":                C.MT_ATAN,
+	"MT_ASINH":               C.MT_ASINH,
+	"MT_ACOSH":               C.MT_ACOSH,
+	"MT_ATANH":               C.MT_ATANH,
+	"MT_SINH":                C.MT_SINH,
+	"MT_COSH":                C.MT_COSH,
+	"MT_TANH":                C.MT_TANH,
+	"MT_SIGMOID":             C.MT_SIGMOID,
+	"MT_RELU":                C.MT_RELU,
+	"MT_RELU6":               C.MT_RELU6,
+	"MT_LEAKY_RELU":          C.MT_LEAKY_RELU,
+	"MT_ELU":                 C.MT_ELU,
+	"MT_GELU":                C.MT_GELU,
+	"MT_SILU":                C.MT_SILU,
+	"MT_SOFTPLUS":            C.MT_SOFTPLUS,
+	"MT_ERF":                 C.MT_ERF,
+	"MT_ERFC":                C.MT_ERFC,
+	"MT_ERFINV":              C.MT_ERFINV,
+	"MT_SINC":                C.MT_SINC,
+	"MT_DEG2RAD":             C.MT_DEG2RAD,
+	"MT_RAD2DEG":             C.MT_RAD2DEG,
+	"MT_LOGIT":               C.MT_LOGIT,
+	"MT_LOG_SIGMOID":         C.MT_LOG_SIGMOID,
+	"MT_HARDSWISH":           C.MT_HARDSWISH,
+	"MT_HARDSIGMOID":         C.MT_HARDSIGMOID,
+	"MT_HARDTANH":            C.MT_HARDTANH,
+	"MT_MISH":                C.MT_MISH,
+	"MT_SELU":                C.MT_SELU,
+	"MT_CELU":                C.MT_CELU,
+	"MT_FLOOR":               C.MT_FLOOR,
+	"MT_CEIL":                C.MT_CEIL,
+	"MT_ROUND":               C.MT_ROUND,
+	"MT_TRUNC":               C.MT_TRUNC,
+	"MT_FRAC":                C.MT_FRAC,
+	"MT_CLAMP":               C.MT_CLAMP,
+	"MT_IS_NAN":              C.MT_IS_NAN,
+	"MT_IS_INF":              C.MT_IS_INF,
+	"MT_IS_FINITE":           C.MT_IS_FINITE,
+	"MT_IS_POS_INF":          C.MT_IS_POS_INF,
+	"MT_IS_NEG_INF":          C.MT_IS_NEG_INF,
+	"MT_SIGNBIT":             C.MT_SIGNBIT,
+	"MT_NAN_TO_NUM":          C.MT_NAN_TO_NUM,
+	"MT_BITWISE_NOT":         C.MT_BITWISE_NOT,
+	"MT_LOGICAL_NOT":         C.MT_LOGICAL_NOT,
+	"MT_WHERE":               C.MT_WHERE,
+	"MT_CLAMP_TENSOR":        C.MT_CLAMP_TENSOR,
+	"MT_LERP":                C.MT_LERP,
+	"MT_MASKED_FILL":         C.MT_MASKED_FILL,
+	"MT_THRESHOLD_BACKWARD":  C.MT_THRESHOLD_BACKWARD,
+	"MT_DIV_TRUNC":           C.MT_DIV_TRUNC,
+	"MT_DIV_FLOOR":           C.MT_DIV_FLOOR,
+	"MT_GELU_TANH":           C.MT_GELU_TANH,
+	"MT_NUM_POINTWISE":       C.MT_NUM_POINTWISE,
 }

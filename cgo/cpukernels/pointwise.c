@@ -133,6 +133,113 @@ static inline int64_t mt_powi(int64_t b, int64_t e) {
   return r;
 }
 
+/* erfinv as PyTorch's calc_erfinv: a rational first guess (central and
+ * tail ranges), then two Newton steps on erf(x) - y. */
+static inline double mt_erfinv(double y) {
+  const double a[4] = {0.886226899, -1.645349621, 0.914624893, -0.140543331};
+  const double b[4] = {-2.118377725, 1.442710462, -0.329097515, 0.012229801};
+  const double c[4] = {-1.970840454, -1.624906493, 3.429567803, 1.641345311};
+  const double d[2] = {3.543889200, 1.637067800};
+  double ya = fabs(y), x;
+  if (ya > 1) return NAN;
+  if (ya == 1) return copysign(INFINITY, y);
+  if (ya <= 0.7) {
+    double z = y * y;
+    double num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
+    double dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;
+    x = y * num / dem;
+  } else {
+    double z = sqrt(-log((1 - ya) / 2));
+    double num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    double dem = (d[1] * z + d[0]) * z + 1;
+    x = copysign(num, y) / dem;
+  }
+  x = x - (erf(x) - y) / (M_2_SQRTPI * exp(-x * x));
+  x = x - (erf(x) - y) / (M_2_SQRTPI * exp(-x * x));
+  return x;
+}
+static inline float mt_erfinvf(float y) {
+  const float a[4] = {0.886226899f, -1.645349621f, 0.914624893f, -0.140543331f};
+  const float b[4] = {-2.118377725f, 1.442710462f, -0.329097515f, 0.012229801f};
+  const float c[4] = {-1.970840454f, -1.624906493f, 3.429567803f, 1.641345311f};
+  const float d[2] = {3.543889200f, 1.637067800f};
+  float ya = fabsf(y), x;
+  if (ya > 1) return NAN;
+  if (ya == 1) return copysignf(INFINITY, y);
+  if (ya <= 0.7f) {
+    float z = y * y;
+    float num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
+    float dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;
+    x = y * num / dem;
+  } else {
+    float z = sqrtf(-logf((1 - ya) / 2));
+    float num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    float dem = (d[1] * z + d[0]) * z + 1;
+    x = copysignf(num, y) / dem;
+  }
+  x = x - (erff(x) - y) / ((float)M_2_SQRTPI * expf(-x * x));
+  x = x - (erff(x) - y) / ((float)M_2_SQRTPI * expf(-x * x));
+  return x;
+}
+/* sinc(x) = sin(pi x) / (pi x), 1 at 0. */
+static inline double mt_sinc(double x) {
+  if (x == 0) return 1;
+  double p = M_PI * x;
+  return sin(p) / p;
+}
+static inline float mt_sincf(float x) {
+  if (x == 0) return 1;
+  float p = (float)M_PI * x;
+  return sinf(p) / p;
+}
+/* logit with an optional clamp to [eps, 1 - eps] (eps < 0: none). */
+static inline double mt_logit(double x, double eps) {
+  if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;
+  return log(x / (1 - x));
+}
+static inline float mt_logitf(float x, float eps) {
+  if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;
+  return logf(x / (1 - x));
+}
+/* xlogy: 0 where x is 0 (unless y is NaN), else x * log(y). */
+static inline double mt_xlogy(double x, double y) {
+  if (isnan(y)) return NAN;
+  if (x == 0) return 0;
+  return x * log(y);
+}
+static inline float mt_xlogyf(float x, float y) {
+  if (isnan(y)) return NAN;
+  if (x == 0) return 0;
+  return x * logf(y);
+}
+/* logaddexp = log(e^x + e^y) without overflow; equal infinities stay. */
+static inline double mt_logaddexp(double x, double y) {
+  if (isinf(x) && x == y) return x;
+  double m = x > y ? x : y;
+  return m + log1p(exp(-fabs(x - y)));
+}
+static inline float mt_logaddexpf(float x, float y) {
+  if (isinf(x) && x == y) return x;
+  float m = x > y ? x : y;
+  return m + log1pf(expf(-fabsf(x - y)));
+}
+/* log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)). */
+static inline double mt_logsigmoid(double x) { return (x < 0 ? x : 0) - log1p(exp(-fabs(x))); }
+static inline float mt_logsigmoidf(float x) { return (x < 0 ? x : 0) - log1pf(expf(-fabsf(x))); }
+/* mish = x * tanh(softplus(x)). */
+static inline double mt_mish(double x) { return x * tanh(log1p(exp(x))); }
+static inline float mt_mishf(float x) { return x * tanhf(log1pf(expf(x))); }
+/* The constants of SELU (Klambauer et al.), as PyTorch's. */
+#define MT_SELU_ALPHA 1.6732632423543772848170429916717
+#define MT_SELU_SCALE 1.0507009873554804934193349852946
+/* Shifts as PyTorch 2.x defines them for any count: a left shift of the
+ * type's width or more, or a negative one, gives 0; a right shift of that
+ * much fills with the sign bit. */
+#define SHL(x, y) \
+  ((y) < 0 || (int64_t)(y) >= (int64_t)(8 * sizeof(x)) ? 0 : (__typeof__(x))((uint64_t)(x) << (y)))
+#define SHR_MAX(x) ((int64_t)(8 * sizeof(x)) - ((__typeof__(x))-1 < 0))
+#define SHR(x, y) ((y) < 0 || (int64_t)(y) >= SHR_MAX(x) ? (x) >> SHR_MAX(x) : (x) >> (y))
+
 /* NaN-propagating max and min. */
 /* NaN wins; of two equal values (0 and -0) the first, as PyTorch. */
 #define FMAX(x, y) (ISNAN(x) ? (x) : ISNAN(y) ? (y) : (x) < (y) ? (y) : (x))

@@ -49,6 +49,11 @@ func tensorFuncs() []callable {
 		fn("torch.Bernoulli", torch.Bernoulli),
 		fn("torch.SoftmaxBackward", torch.SoftmaxBackward),
 		fn("torch.LogSoftmaxBackward", torch.LogSoftmaxBackward),
+		fn("torch.RSub", torch.RSub).withArgs(func() []any { return []any{2, f32()} }),
+		fn("torch.RDiv", torch.RDiv).withArgs(func() []any { return []any{2, f32()} }),
+		fn("torch.RFloorDivide", torch.RFloorDivide).withArgs(func() []any { return []any{2, f32()} }),
+		fn("torch.RRemainder", torch.RRemainder).withArgs(func() []any { return []any{2, f32()} }),
+		fn("torch.RPow", torch.RPow).withArgs(func() []any { return []any{2, f32()} }),
 		fn("torch.NewError", torch.NewError).acceptNil(2), // an error about nothing in particular
 
 		fn("nn.Uniform_", nn.Uniform_),

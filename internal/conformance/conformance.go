@@ -22,6 +22,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mindtorch/mindtorch/internal/optable"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
@@ -64,13 +65,23 @@ func Lookup(name string) (Func, bool) {
 // case's "value" argument.
 func method(name string) (Func, bool) {
 	scalar := strings.HasSuffix(name, "_scalar")
+	base := strings.TrimSuffix(name, "_scalar")
 	var camel strings.Builder
-	for _, part := range strings.Split(name, "_") {
+	for _, part := range strings.Split(base, "_") {
 		if part != "" {
 			camel.WriteString(strings.ToUpper(part[:1]) + part[1:])
 		}
 	}
-	m, ok := reflect.TypeFor[*torch.Tensor]().MethodByName(camel.String())
+	goName := camel.String()
+	for _, op := range optable.Ops { // the table's Go name of a PyTorch name
+		if op.Name == base && len(op.Forms) > 0 {
+			goName = op.Forms[0].Go
+		}
+	}
+	if scalar {
+		goName += "Scalar"
+	}
+	m, ok := reflect.TypeFor[*torch.Tensor]().MethodByName(goName)
 	if !ok || m.Type.NumOut() != 1 || m.Type.Out(0) != reflect.TypeFor[*torch.Tensor]() {
 		return nil, false
 	}

@@ -21,7 +21,13 @@ var coreOps = map[string]Func{
 	"leaky_relu":   func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LeakyRelu(0.1)) },
 	"elu":          func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Elu(1)) },
 	"softplus":     func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Softplus(1, 20)) },
-	"nan_to_num":   func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].NanToNum(0, nil, nil)) },
+	"hardtanh":     func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Hardtanh(-1.5, 2)) },
+	"celu":         func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Celu(0.7)) },
+	"logit_eps":    func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LogitEps(0.1)) },
+	"isclose": func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		return One(in[0].IsClose(in[1], a.F("rtol"), a.F("atol"), a.B("equal_nan")))
+	},
+	"nan_to_num": func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].NanToNum(0, nil, nil)) },
 
 	// Reductions.
 	"sum":  reduce((*torch.Tensor).Sum, (*torch.Tensor).SumKeepDim),

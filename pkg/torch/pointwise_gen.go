@@ -345,6 +345,101 @@ func (o Out) Hypot(a, b *Tensor) *Tensor {
 	return o.binary(kernel.OpHypot, a, b, 0, kernel.Scalar{})
 }
 
+// Copysign returns |t| with the sign of other, -0 and NaN signs included.
+func (t *Tensor) Copysign(other *Tensor) *Tensor {
+	return binary(kernel.OpCopysign, t, other, 0, kernel.Scalar{})
+}
+
+// CopysignScalar is Copysign with a Go scalar v.
+func (t *Tensor) CopysignScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpCopysign, t, v, 0, kernel.Scalar{})
+}
+
+// Copysign_ is Copysign in place; it returns t.
+func (t *Tensor) Copysign_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpCopysign, t, other, nil, 0, kernel.Scalar{})
+}
+
+// CopysignScalar_ is CopysignScalar in place; it returns t.
+func (t *Tensor) CopysignScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpCopysign, t, nil, v, 0, kernel.Scalar{})
+}
+
+// Copysign writes a.Copysign(b) into the output.
+func (o Out) Copysign(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpCopysign, a, b, 0, kernel.Scalar{})
+}
+
+// Fmax returns the elementwise maximum, ignoring a NaN operand (C's fmax).
+func (t *Tensor) Fmax(other *Tensor) *Tensor {
+	return binary(kernel.OpFmax, t, other, 0, kernel.Scalar{})
+}
+
+// FmaxScalar is Fmax with a Go scalar v.
+func (t *Tensor) FmaxScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpFmax, t, v, 0, kernel.Scalar{})
+}
+
+// Fmax writes a.Fmax(b) into the output.
+func (o Out) Fmax(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpFmax, a, b, 0, kernel.Scalar{})
+}
+
+// Fmin returns the elementwise minimum, ignoring a NaN operand (C's fmin).
+func (t *Tensor) Fmin(other *Tensor) *Tensor {
+	return binary(kernel.OpFmin, t, other, 0, kernel.Scalar{})
+}
+
+// FminScalar is Fmin with a Go scalar v.
+func (t *Tensor) FminScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpFmin, t, v, 0, kernel.Scalar{})
+}
+
+// Fmin writes a.Fmin(b) into the output.
+func (o Out) Fmin(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpFmin, a, b, 0, kernel.Scalar{})
+}
+
+// Xlogy returns t * log(other), and 0 where t is 0 (unless other is NaN).
+func (t *Tensor) Xlogy(other *Tensor) *Tensor {
+	return binary(kernel.OpXlogy, t, other, 0, kernel.Scalar{})
+}
+
+// XlogyScalar is Xlogy with a Go scalar v.
+func (t *Tensor) XlogyScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpXlogy, t, v, 0, kernel.Scalar{})
+}
+
+// Xlogy_ is Xlogy in place; it returns t.
+func (t *Tensor) Xlogy_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpXlogy, t, other, nil, 0, kernel.Scalar{})
+}
+
+// XlogyScalar_ is XlogyScalar in place; it returns t.
+func (t *Tensor) XlogyScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpXlogy, t, nil, v, 0, kernel.Scalar{})
+}
+
+// Xlogy writes a.Xlogy(b) into the output.
+func (o Out) Xlogy(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpXlogy, a, b, 0, kernel.Scalar{})
+}
+
+// Logaddexp returns log(e^t + e^other) without overflow.
+func (t *Tensor) Logaddexp(other *Tensor) *Tensor {
+	return binary(kernel.OpLogaddexp, t, other, 0, kernel.Scalar{})
+}
+
+// LogaddexpScalar is Logaddexp with a Go scalar v.
+func (t *Tensor) LogaddexpScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpLogaddexp, t, v, 0, kernel.Scalar{})
+}
+
+// Logaddexp writes a.Logaddexp(b) into the output.
+func (o Out) Logaddexp(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpLogaddexp, a, b, 0, kernel.Scalar{})
+}
+
 // BitwiseAnd returns the bitwise and of integer or bool tensors.
 func (t *Tensor) BitwiseAnd(other *Tensor) *Tensor {
 	return binary(kernel.OpBitwiseAnd, t, other, 0, kernel.Scalar{})
@@ -418,6 +513,56 @@ func (t *Tensor) BitwiseXorScalar_(v any) *Tensor {
 // BitwiseXor writes a.BitwiseXor(b) into the output.
 func (o Out) BitwiseXor(a, b *Tensor) *Tensor {
 	return o.binary(kernel.OpBitwiseXor, a, b, 0, kernel.Scalar{})
+}
+
+// BitwiseLeftShift returns t << other; a shift by the width or more, or a negative one, gives 0 (PyTorch 2.x).
+func (t *Tensor) BitwiseLeftShift(other *Tensor) *Tensor {
+	return binary(kernel.OpBitwiseLeftShift, t, other, 0, kernel.Scalar{})
+}
+
+// BitwiseLeftShiftScalar is BitwiseLeftShift with a Go scalar v.
+func (t *Tensor) BitwiseLeftShiftScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpBitwiseLeftShift, t, v, 0, kernel.Scalar{})
+}
+
+// BitwiseLeftShift_ is BitwiseLeftShift in place; it returns t.
+func (t *Tensor) BitwiseLeftShift_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpBitwiseLeftShift, t, other, nil, 0, kernel.Scalar{})
+}
+
+// BitwiseLeftShiftScalar_ is BitwiseLeftShiftScalar in place; it returns t.
+func (t *Tensor) BitwiseLeftShiftScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpBitwiseLeftShift, t, nil, v, 0, kernel.Scalar{})
+}
+
+// BitwiseLeftShift writes a.BitwiseLeftShift(b) into the output.
+func (o Out) BitwiseLeftShift(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpBitwiseLeftShift, a, b, 0, kernel.Scalar{})
+}
+
+// BitwiseRightShift returns t >> other, arithmetic for signed types; a shift by the width or more, or a negative one, fills with the sign (PyTorch 2.x).
+func (t *Tensor) BitwiseRightShift(other *Tensor) *Tensor {
+	return binary(kernel.OpBitwiseRightShift, t, other, 0, kernel.Scalar{})
+}
+
+// BitwiseRightShiftScalar is BitwiseRightShift with a Go scalar v.
+func (t *Tensor) BitwiseRightShiftScalar(v any) *Tensor {
+	return binaryScalar(kernel.OpBitwiseRightShift, t, v, 0, kernel.Scalar{})
+}
+
+// BitwiseRightShift_ is BitwiseRightShift in place; it returns t.
+func (t *Tensor) BitwiseRightShift_(other *Tensor) *Tensor {
+	return binaryInPlace(kernel.OpBitwiseRightShift, t, other, nil, 0, kernel.Scalar{})
+}
+
+// BitwiseRightShiftScalar_ is BitwiseRightShiftScalar in place; it returns t.
+func (t *Tensor) BitwiseRightShiftScalar_(v any) *Tensor {
+	return binaryInPlace(kernel.OpBitwiseRightShift, t, nil, v, 0, kernel.Scalar{})
+}
+
+// BitwiseRightShift writes a.BitwiseRightShift(b) into the output.
+func (o Out) BitwiseRightShift(a, b *Tensor) *Tensor {
+	return o.binary(kernel.OpBitwiseRightShift, a, b, 0, kernel.Scalar{})
 }
 
 // LogicalAnd returns the logical and (bool result).
@@ -810,6 +955,33 @@ func (t *Tensor) Atan_() *Tensor { return unaryInPlace(kernel.OpAtan, t, 0) }
 // Atan writes x.Atan() into the output.
 func (o Out) Atan(x *Tensor) *Tensor { return o.unary(kernel.OpAtan, x, 0) }
 
+// Asinh returns the inverse hyperbolic sine, elementwise.
+func (t *Tensor) Asinh() *Tensor { return unary(kernel.OpAsinh, t, 0) }
+
+// Asinh_ is Asinh in place; it returns t.
+func (t *Tensor) Asinh_() *Tensor { return unaryInPlace(kernel.OpAsinh, t, 0) }
+
+// Asinh writes x.Asinh() into the output.
+func (o Out) Asinh(x *Tensor) *Tensor { return o.unary(kernel.OpAsinh, x, 0) }
+
+// Acosh returns the inverse hyperbolic cosine, elementwise.
+func (t *Tensor) Acosh() *Tensor { return unary(kernel.OpAcosh, t, 0) }
+
+// Acosh_ is Acosh in place; it returns t.
+func (t *Tensor) Acosh_() *Tensor { return unaryInPlace(kernel.OpAcosh, t, 0) }
+
+// Acosh writes x.Acosh() into the output.
+func (o Out) Acosh(x *Tensor) *Tensor { return o.unary(kernel.OpAcosh, x, 0) }
+
+// Atanh returns the inverse hyperbolic tangent, elementwise.
+func (t *Tensor) Atanh() *Tensor { return unary(kernel.OpAtanh, t, 0) }
+
+// Atanh_ is Atanh in place; it returns t.
+func (t *Tensor) Atanh_() *Tensor { return unaryInPlace(kernel.OpAtanh, t, 0) }
+
+// Atanh writes x.Atanh() into the output.
+func (o Out) Atanh(x *Tensor) *Tensor { return o.unary(kernel.OpAtanh, x, 0) }
+
 // Sinh returns the hyperbolic sine, elementwise.
 func (t *Tensor) Sinh() *Tensor { return unary(kernel.OpSinh, t, 0) }
 
@@ -894,6 +1066,123 @@ func (t *Tensor) Erf_() *Tensor { return unaryInPlace(kernel.OpErf, t, 0) }
 // Erf writes x.Erf() into the output.
 func (o Out) Erf(x *Tensor) *Tensor { return o.unary(kernel.OpErf, x, 0) }
 
+// Erfc returns the complementary error function 1 - erf(t), elementwise.
+func (t *Tensor) Erfc() *Tensor { return unary(kernel.OpErfc, t, 0) }
+
+// Erfc_ is Erfc in place; it returns t.
+func (t *Tensor) Erfc_() *Tensor { return unaryInPlace(kernel.OpErfc, t, 0) }
+
+// Erfc writes x.Erfc() into the output.
+func (o Out) Erfc(x *Tensor) *Tensor { return o.unary(kernel.OpErfc, x, 0) }
+
+// Erfinv returns the inverse error function, elementwise.
+func (t *Tensor) Erfinv() *Tensor { return unary(kernel.OpErfinv, t, 0) }
+
+// Erfinv_ is Erfinv in place; it returns t.
+func (t *Tensor) Erfinv_() *Tensor { return unaryInPlace(kernel.OpErfinv, t, 0) }
+
+// Erfinv writes x.Erfinv() into the output.
+func (o Out) Erfinv(x *Tensor) *Tensor { return o.unary(kernel.OpErfinv, x, 0) }
+
+// Sinc returns sin(πt)/(πt), and 1 at 0, elementwise.
+func (t *Tensor) Sinc() *Tensor { return unary(kernel.OpSinc, t, 0) }
+
+// Sinc_ is Sinc in place; it returns t.
+func (t *Tensor) Sinc_() *Tensor { return unaryInPlace(kernel.OpSinc, t, 0) }
+
+// Sinc writes x.Sinc() into the output.
+func (o Out) Sinc(x *Tensor) *Tensor { return o.unary(kernel.OpSinc, x, 0) }
+
+// Deg2rad returns t converted from degrees to radians, elementwise.
+func (t *Tensor) Deg2rad() *Tensor { return unary(kernel.OpDeg2rad, t, 0) }
+
+// Deg2rad_ is Deg2rad in place; it returns t.
+func (t *Tensor) Deg2rad_() *Tensor { return unaryInPlace(kernel.OpDeg2rad, t, 0) }
+
+// Deg2rad writes x.Deg2rad() into the output.
+func (o Out) Deg2rad(x *Tensor) *Tensor { return o.unary(kernel.OpDeg2rad, x, 0) }
+
+// Rad2deg returns t converted from radians to degrees, elementwise.
+func (t *Tensor) Rad2deg() *Tensor { return unary(kernel.OpRad2deg, t, 0) }
+
+// Rad2deg_ is Rad2deg in place; it returns t.
+func (t *Tensor) Rad2deg_() *Tensor { return unaryInPlace(kernel.OpRad2deg, t, 0) }
+
+// Rad2deg writes x.Rad2deg() into the output.
+func (o Out) Rad2deg(x *Tensor) *Tensor { return o.unary(kernel.OpRad2deg, x, 0) }
+
+// LogSigmoid returns log(sigmoid(t)), stable for large |t| (F.logsigmoid), elementwise.
+func (t *Tensor) LogSigmoid() *Tensor { return unary(kernel.OpLogSigmoid, t, 0) }
+
+// LogSigmoid writes x.LogSigmoid() into the output.
+func (o Out) LogSigmoid(x *Tensor) *Tensor { return o.unary(kernel.OpLogSigmoid, x, 0) }
+
+// Hardswish returns t * relu6(t + 3) / 6, elementwise.
+func (t *Tensor) Hardswish() *Tensor { return unary(kernel.OpHardswish, t, 0) }
+
+// Hardswish_ is Hardswish in place; it returns t.
+func (t *Tensor) Hardswish_() *Tensor { return unaryInPlace(kernel.OpHardswish, t, 0) }
+
+// Hardswish writes x.Hardswish() into the output.
+func (o Out) Hardswish(x *Tensor) *Tensor { return o.unary(kernel.OpHardswish, x, 0) }
+
+// Hardsigmoid returns relu6(t + 3) / 6, elementwise.
+func (t *Tensor) Hardsigmoid() *Tensor { return unary(kernel.OpHardsigmoid, t, 0) }
+
+// Hardsigmoid_ is Hardsigmoid in place; it returns t.
+func (t *Tensor) Hardsigmoid_() *Tensor { return unaryInPlace(kernel.OpHardsigmoid, t, 0) }
+
+// Hardsigmoid writes x.Hardsigmoid() into the output.
+func (o Out) Hardsigmoid(x *Tensor) *Tensor { return o.unary(kernel.OpHardsigmoid, x, 0) }
+
+// Hardtanh returns t clamped to [minVal, maxVal] (F.hardtanh), elementwise.
+func (t *Tensor) Hardtanh(minVal, maxVal float64) *Tensor {
+	return unary(kernel.OpHardtanh, t, 0, kernel.FloatScalar(minVal), kernel.FloatScalar(maxVal))
+}
+
+// Hardtanh_ is Hardtanh in place; it returns t.
+func (t *Tensor) Hardtanh_(minVal, maxVal float64) *Tensor {
+	return unaryInPlace(kernel.OpHardtanh, t, 0, kernel.FloatScalar(minVal), kernel.FloatScalar(maxVal))
+}
+
+// Hardtanh writes x.Hardtanh() into the output.
+func (o Out) Hardtanh(x *Tensor, minVal, maxVal float64) *Tensor {
+	return o.unary(kernel.OpHardtanh, x, 0, kernel.FloatScalar(minVal), kernel.FloatScalar(maxVal))
+}
+
+// Mish returns t * tanh(softplus(t)), elementwise.
+func (t *Tensor) Mish() *Tensor { return unary(kernel.OpMish, t, 0) }
+
+// Mish_ is Mish in place; it returns t.
+func (t *Tensor) Mish_() *Tensor { return unaryInPlace(kernel.OpMish, t, 0) }
+
+// Mish writes x.Mish() into the output.
+func (o Out) Mish(x *Tensor) *Tensor { return o.unary(kernel.OpMish, x, 0) }
+
+// Selu returns scale * (max(0, t) + min(0, alpha * (e^t - 1))) with PyTorch's constants, elementwise.
+func (t *Tensor) Selu() *Tensor { return unary(kernel.OpSelu, t, 0) }
+
+// Selu_ is Selu in place; it returns t.
+func (t *Tensor) Selu_() *Tensor { return unaryInPlace(kernel.OpSelu, t, 0) }
+
+// Selu writes x.Selu() into the output.
+func (o Out) Selu(x *Tensor) *Tensor { return o.unary(kernel.OpSelu, x, 0) }
+
+// Celu returns max(0, t) + min(0, alpha * (e^(t/alpha) - 1)), elementwise.
+func (t *Tensor) Celu(alpha float64) *Tensor {
+	return unary(kernel.OpCelu, t, 0, kernel.FloatScalar(alpha))
+}
+
+// Celu_ is Celu in place; it returns t.
+func (t *Tensor) Celu_(alpha float64) *Tensor {
+	return unaryInPlace(kernel.OpCelu, t, 0, kernel.FloatScalar(alpha))
+}
+
+// Celu writes x.Celu() into the output.
+func (o Out) Celu(x *Tensor, alpha float64) *Tensor {
+	return o.unary(kernel.OpCelu, x, 0, kernel.FloatScalar(alpha))
+}
+
 // Floor returns t rounded down, elementwise.
 func (t *Tensor) Floor() *Tensor { return unary(kernel.OpFloor, t, 0) }
 
@@ -956,6 +1245,24 @@ func (t *Tensor) IsFinite() *Tensor { return unary(kernel.OpIsFinite, t, 0) }
 
 // IsFinite writes x.IsFinite() into the output.
 func (o Out) IsFinite(x *Tensor) *Tensor { return o.unary(kernel.OpIsFinite, x, 0) }
+
+// IsPosInf returns whether each element is +inf, elementwise.
+func (t *Tensor) IsPosInf() *Tensor { return unary(kernel.OpIsPosInf, t, 0) }
+
+// IsPosInf writes x.IsPosInf() into the output.
+func (o Out) IsPosInf(x *Tensor) *Tensor { return o.unary(kernel.OpIsPosInf, x, 0) }
+
+// IsNegInf returns whether each element is -inf, elementwise.
+func (t *Tensor) IsNegInf() *Tensor { return unary(kernel.OpIsNegInf, t, 0) }
+
+// IsNegInf writes x.IsNegInf() into the output.
+func (o Out) IsNegInf(x *Tensor) *Tensor { return o.unary(kernel.OpIsNegInf, x, 0) }
+
+// Signbit returns whether each element's sign bit is set (true for -0.0), elementwise.
+func (t *Tensor) Signbit() *Tensor { return unary(kernel.OpSignbit, t, 0) }
+
+// Signbit writes x.Signbit() into the output.
+func (o Out) Signbit(x *Tensor) *Tensor { return o.unary(kernel.OpSignbit, x, 0) }
 
 // BitwiseNot returns the bitwise not (logical not for bool), elementwise.
 func (t *Tensor) BitwiseNot() *Tensor { return unary(kernel.OpBitwiseNot, t, 0) }

@@ -19,7 +19,8 @@ type unaryRule struct {
 // binaryRule gives the gradients of both tensor inputs, before broadcast
 // reduction (the caller sums them to each input's shape).
 type binaryRule struct {
-	name     string
+	name       string
+	scalarName string // the name of the Go-scalar form, when it has no rule of its own
 	modeName string // the name when the call's mode is not 0 (div's rounding modes)
 	usesY    bool   // the formula reads the output
 	grad     func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
@@ -149,6 +150,68 @@ func init() {
 	unaryGrad(kernel.OpErf, "ErfBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
 		return g.Mul(x.Mul(x).Neg().Exp()).MulScalar(2 / math.Sqrt(math.Pi))
 	})
+	unaryGrad(kernel.OpAsinh, "AsinhBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Mul(x).AddScalar(1).Rsqrt())
+	})
+	unaryGrad(kernel.OpAcosh, "AcoshBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Mul(x).SubScalar(1).Rsqrt())
+	})
+	unaryGrad(kernel.OpAtanh, "AtanhBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Div(x.Mul(x).Neg().AddScalar(1))
+	})
+	unaryGrad(kernel.OpErfc, "ErfcBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Mul(x).Neg().Exp()).MulScalar(-2 / math.Sqrt(math.Pi))
+	})
+	unaryGrad(kernel.OpErfinv, "ErfinvBackward0", false, true, func(g, _, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(y.Mul(y).Exp()).MulScalar(math.Sqrt(math.Pi) / 2)
+	})
+	unaryGrad(kernel.OpSinc, "SincBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		px := x.MulScalar(math.Pi)
+		d := px.Mul(px.Cos()).Sub(px.Sin()).Div(px.Mul(x))
+		return g.Mul(d.MaskedFill(x.EqScalar(0), 0))
+	})
+	unaryGrad(kernel.OpDeg2rad, "Deg2RadBackward0", false, false, func(g, _, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.MulScalar(math.Pi / 180)
+	})
+	unaryGrad(kernel.OpRad2deg, "Rad2DegBackward0", false, false, func(g, _, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.MulScalar(180 / math.Pi)
+	})
+	unaryGrad(kernel.OpLogit, "LogitBackward0", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		d := g.Div(x.Mul(x.Neg().AddScalar(1)))
+		if eps := s[0].Float(); eps >= 0 {
+			d = d.MaskedFill(x.LtScalar(eps).LogicalOr(x.GtScalar(1-eps)), 0)
+		}
+		return d
+	})
+	unaryGrad(kernel.OpLogSigmoid, "LogSigmoidBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		return g.Mul(x.Neg().Sigmoid())
+	})
+	unaryGrad(kernel.OpHardswish, "HardswishBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		mid := g.Mul(x.DivScalar(3).AddScalar(0.5))
+		return Where(x.LtScalar(-3), ZerosLike(g), Where(x.LeScalar(3), mid, g))
+	})
+	unaryGrad(kernel.OpHardsigmoid, "HardsigmoidBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		// PyTorch multiplies by 1/6 rounded to float32, in every dtype.
+		return where0(x.GtScalar(-3).LogicalAnd(x.LtScalar(3)), g.MulScalar(float64(float32(1.0/6))))
+	})
+	unaryGrad(kernel.OpHardtanh, "HardtanhBackward0", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		return g.MaskedFill(x.LeScalar(s[0].Float()).LogicalOr(x.GeScalar(s[1].Float())), 0)
+	})
+	unaryGrad(kernel.OpMish, "MishBackward0", true, false, func(g, x, _ *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		t := x.Softplus(1, 20).Tanh()
+		return g.Mul(t.Add(x.Mul(x.Sigmoid()).Mul(t.Mul(t).Neg().AddScalar(1))))
+	})
+	unaryGrad(kernel.OpSelu, "EluBackward0", true, true, func(g, x, y *Tensor, _ [2]kernel.Scalar, _ int) *Tensor {
+		const alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+		return Where(x.GtScalar(0), g.MulScalar(scale), g.Mul(y.AddScalar(alpha*scale)))
+	})
+	unaryGrad(kernel.OpCelu, "CeluBackward0", true, false, func(g, x, _ *Tensor, s [2]kernel.Scalar, _ int) *Tensor {
+		// PyTorch's formula: elu_backward with input scale 1/alpha, alpha
+		// rounded to float32 there (derivatives.yaml's alpha.toFloat()).
+		alpha := s[0].Float()
+		inv := 1 / float64(float32(alpha))
+		return Where(x.GtScalar(0), g, g.Mul(x.MulScalar(inv).Exp()).MulScalar(alpha*inv))
+	})
 	for _, op := range []struct {
 		id   kernel.OpID
 		name string
@@ -204,6 +267,23 @@ func init() {
 	}}
 	binaryRules[kernel.OpHypot] = &binaryRule{name: "HypotBackward0", usesY: true, grad: func(g, a, b, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g.Mul(a).Div(y), g.Mul(b).Div(y)
+	}}
+	binaryRules[kernel.OpCopysign] = &binaryRule{name: "CopysignBackward0", scalarName: "CopysignBackward1", usesY: true, grad: func(g, a, _, y *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g.Mul(y.Div(a).MaskedFill(a.EqScalar(0), 0)), ZerosLike(g)
+	}}
+	binaryRules[kernel.OpFmax] = &binaryRule{name: "FmaxBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		first := a.Ge(b).LogicalOr(b.IsNan())
+		return where0(first, g), g.MaskedFill(first, 0)
+	}}
+	binaryRules[kernel.OpFmin] = &binaryRule{name: "FminBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		first := a.Le(b).LogicalOr(b.IsNan())
+		return where0(first, g), g.MaskedFill(first, 0)
+	}}
+	binaryRules[kernel.OpXlogy] = &binaryRule{name: "XlogyBackward0", scalarName: "XlogyBackward2", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g.Mul(a.NeScalar(0).ToDType(g.DType()).Xlogy(b)), g.Mul(a).Div(b)
+	}}
+	binaryRules[kernel.OpLogaddexp] = &binaryRule{name: "LogaddexpBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return g.Div(b.Sub(a).Exp().AddScalar(1)), g.Div(a.Sub(b).Exp().AddScalar(1))
 	}}
 	binaryRules[kernel.OpFmod] = &binaryRule{name: "FmodBackward1", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return g, g.Mul(a.DivTrunc(b)).Neg()
@@ -392,6 +472,9 @@ func recordScalarByBinary(op kernel.OpID, a, y *Tensor, s kernel.Scalar, mode in
 		sy = saveOutput(y)
 	}
 	name := nodeName(r.name, r.modeName, mode)
+	if r.scalarName != "" {
+		name = r.scalarName
+	}
 	y.setGradFn(name, []*Tensor{a}, func(g *Tensor, _ []bool, create bool) []*Tensor {
 		av := sa.get(create, name)
 		b := Scalar(s.Float(), WithDType(av.dtype))

@@ -20,75 +20,101 @@ const (
 
 	// Pointwise binary ops: Out[0] = f(In[0], In[1]); In[1] may be absent when
 	// Scalars[0] holds the second operand (the Go-scalar forms).
-	OpAdd        // add: Scalars[1] alpha
-	OpSub        // sub: Scalars[1] alpha
-	OpMul        // mul
-	OpDiv        // div: Mode: RoundNone, RoundTrunc, RoundFloor
-	OpRemainder  // remainder
-	OpFmod       // fmod
-	OpPow        // pow
-	OpMaximum    // maximum
-	OpMinimum    // minimum
-	OpAtan2      // atan2
-	OpHypot      // hypot
-	OpBitwiseAnd // bitwise_and
-	OpBitwiseOr  // bitwise_or
-	OpBitwiseXor // bitwise_xor
-	OpLogicalAnd // logical_and
-	OpLogicalOr  // logical_or
-	OpLogicalXor // logical_xor
-	OpEq         // eq
-	OpNe         // ne
-	OpLt         // lt
-	OpLe         // le
-	OpGt         // gt
-	OpGe         // ge
+	OpAdd               // add: Scalars[1] alpha
+	OpSub               // sub: Scalars[1] alpha
+	OpMul               // mul
+	OpDiv               // div: Mode: RoundNone, RoundTrunc, RoundFloor
+	OpRemainder         // remainder
+	OpFmod              // fmod
+	OpPow               // pow
+	OpMaximum           // maximum
+	OpMinimum           // minimum
+	OpAtan2             // atan2
+	OpHypot             // hypot
+	OpCopysign          // copysign
+	OpFmax              // fmax
+	OpFmin              // fmin
+	OpXlogy             // xlogy
+	OpLogaddexp         // logaddexp
+	OpBitwiseAnd        // bitwise_and
+	OpBitwiseOr         // bitwise_or
+	OpBitwiseXor        // bitwise_xor
+	OpBitwiseLeftShift  // bitwise_left_shift
+	OpBitwiseRightShift // bitwise_right_shift
+	OpLogicalAnd        // logical_and
+	OpLogicalOr         // logical_or
+	OpLogicalXor        // logical_xor
+	OpEq                // eq
+	OpNe                // ne
+	OpLt                // lt
+	OpLe                // le
+	OpGt                // gt
+	OpGe                // ge
 
 	// Pointwise unary ops: Out[0] = f(In[0]).
-	OpNeg        // neg
-	OpAbs        // abs
-	OpSign       // sign
-	OpExp        // exp
-	OpExp2       // exp2
-	OpExpm1      // expm1
-	OpLog        // log
-	OpLog2       // log2
-	OpLog10      // log10
-	OpLog1p      // log1p
-	OpSqrt       // sqrt
-	OpRsqrt      // rsqrt
-	OpSquare     // square
-	OpReciprocal // reciprocal
-	OpSin        // sin
-	OpCos        // cos
-	OpTan        // tan
-	OpAsin       // asin
-	OpAcos       // acos
-	OpAtan       // atan
-	OpSinh       // sinh
-	OpCosh       // cosh
-	OpTanh       // tanh
-	OpSigmoid    // sigmoid
-	OpRelu       // relu
-	OpRelu6      // relu6
-	OpLeakyRelu  // leaky_relu: Scalars[0] negative slope
-	OpElu        // elu: Scalars[0] alpha
-	OpGelu       // gelu: Mode: GeluNone, GeluTanh
-	OpSilu       // silu
-	OpSoftplus   // softplus: Scalars[0] beta, Scalars[1] threshold
-	OpErf        // erf
-	OpFloor      // floor
-	OpCeil       // ceil
-	OpRound      // round
-	OpTrunc      // trunc
-	OpFrac       // frac
-	OpClamp      // clamp: Scalars[0] min, Scalars[1] max; Mode: ClampMin|ClampMax bits
-	OpIsNan      // isnan
-	OpIsInf      // isinf
-	OpIsFinite   // isfinite
-	OpNanToNum   // nan_to_num: Scalars[0] nan, Scalars[1] posinf, Scalars[2] neginf
-	OpBitwiseNot // bitwise_not
-	OpLogicalNot // logical_not
+	OpNeg         // neg
+	OpAbs         // abs
+	OpSign        // sign
+	OpExp         // exp
+	OpExp2        // exp2
+	OpExpm1       // expm1
+	OpLog         // log
+	OpLog2        // log2
+	OpLog10       // log10
+	OpLog1p       // log1p
+	OpSqrt        // sqrt
+	OpRsqrt       // rsqrt
+	OpSquare      // square
+	OpReciprocal  // reciprocal
+	OpSin         // sin
+	OpCos         // cos
+	OpTan         // tan
+	OpAsin        // asin
+	OpAcos        // acos
+	OpAtan        // atan
+	OpAsinh       // asinh
+	OpAcosh       // acosh
+	OpAtanh       // atanh
+	OpSinh        // sinh
+	OpCosh        // cosh
+	OpTanh        // tanh
+	OpSigmoid     // sigmoid
+	OpRelu        // relu
+	OpRelu6       // relu6
+	OpLeakyRelu   // leaky_relu: Scalars[0] negative slope
+	OpElu         // elu: Scalars[0] alpha
+	OpGelu        // gelu: Mode: GeluNone, GeluTanh
+	OpSilu        // silu
+	OpSoftplus    // softplus: Scalars[0] beta, Scalars[1] threshold
+	OpErf         // erf
+	OpErfc        // erfc
+	OpErfinv      // erfinv
+	OpSinc        // sinc
+	OpDeg2rad     // deg2rad
+	OpRad2deg     // rad2deg
+	OpLogit       // logit: Scalars[0] eps (negative: none)
+	OpLogSigmoid  // log_sigmoid
+	OpHardswish   // hardswish
+	OpHardsigmoid // hardsigmoid
+	OpHardtanh    // hardtanh: Scalars[0] min_val, Scalars[1] max_val
+	OpMish        // mish
+	OpSelu        // selu
+	OpCelu        // celu: Scalars[0] alpha
+	OpFloor       // floor
+	OpCeil        // ceil
+	OpRound       // round
+	OpTrunc       // trunc
+	OpFrac        // frac
+	OpClamp       // clamp: Scalars[0] min, Scalars[1] max; Mode: ClampMin|ClampMax bits
+	OpIsNan       // isnan
+	OpIsInf       // isinf
+	OpIsFinite    // isfinite
+	OpIsPosInf    // isposinf
+	OpIsNegInf    // isneginf
+	OpSignbit     // signbit
+	OpNanToNum    // nan_to_num: Scalars[0] nan, Scalars[1] posinf, Scalars[2] neginf
+	OpBitwiseNot  // bitwise_not
+	OpLogicalNot  // logical_not
 
 	// Pointwise ternary ops.
 	OpWhere       // where: Out = In[0] ? In[1] : In[2]
@@ -174,9 +200,16 @@ var opNames = [NumOps]string{
 	OpMinimum:            "minimum",
 	OpAtan2:              "atan2",
 	OpHypot:              "hypot",
+	OpCopysign:           "copysign",
+	OpFmax:               "fmax",
+	OpFmin:               "fmin",
+	OpXlogy:              "xlogy",
+	OpLogaddexp:          "logaddexp",
 	OpBitwiseAnd:         "bitwise_and",
 	OpBitwiseOr:          "bitwise_or",
 	OpBitwiseXor:         "bitwise_xor",
+	OpBitwiseLeftShift:   "bitwise_left_shift",
+	OpBitwiseRightShift:  "bitwise_right_shift",
 	OpLogicalAnd:         "logical_and",
 	OpLogicalOr:          "logical_or",
 	OpLogicalXor:         "logical_xor",
@@ -206,6 +239,9 @@ var opNames = [NumOps]string{
 	OpAsin:               "asin",
 	OpAcos:               "acos",
 	OpAtan:               "atan",
+	OpAsinh:              "asinh",
+	OpAcosh:              "acosh",
+	OpAtanh:              "atanh",
 	OpSinh:               "sinh",
 	OpCosh:               "cosh",
 	OpTanh:               "tanh",
@@ -218,6 +254,19 @@ var opNames = [NumOps]string{
 	OpSilu:               "silu",
 	OpSoftplus:           "softplus",
 	OpErf:                "erf",
+	OpErfc:               "erfc",
+	OpErfinv:             "erfinv",
+	OpSinc:               "sinc",
+	OpDeg2rad:            "deg2rad",
+	OpRad2deg:            "rad2deg",
+	OpLogit:              "logit",
+	OpLogSigmoid:         "log_sigmoid",
+	OpHardswish:          "hardswish",
+	OpHardsigmoid:        "hardsigmoid",
+	OpHardtanh:           "hardtanh",
+	OpMish:               "mish",
+	OpSelu:               "selu",
+	OpCelu:               "celu",
 	OpFloor:              "floor",
 	OpCeil:               "ceil",
 	OpRound:              "round",
@@ -227,6 +276,9 @@ var opNames = [NumOps]string{
 	OpIsNan:              "isnan",
 	OpIsInf:              "isinf",
 	OpIsFinite:           "isfinite",
+	OpIsPosInf:           "isposinf",
+	OpIsNegInf:           "isneginf",
+	OpSignbit:            "signbit",
 	OpNanToNum:           "nan_to_num",
 	OpBitwiseNot:         "bitwise_not",
 	OpLogicalNot:         "logical_not",

@@ -169,6 +169,10 @@ func checkInputs(c *kernel.Call) error {
 		if ScalarOperand(c) && c.In[0].DType.IsIntegral(true) && !e.IsFloat() && e.Int() < 0 {
 			return kernel.Errorf(kernel.ErrArgument, "Integers to negative integer powers are not allowed.")
 		}
+	case kernel.OpHardtanh:
+		if c.In[0].DType == dtype.Uint8 && (c.Scalars[0].Float() < 0 || c.Scalars[1].Float() < 0) {
+			return kernel.Errorf(kernel.ErrArgument, "cannot do hardtanh on an unsigned type with negative limits")
+		}
 	case kernel.OpLerp: // no promotion: end and weight must have start's dtype
 		for i, name := range [...]string{"", "end", "weight"} {
 			if i > 0 && i < len(c.In) && c.In[i].DType != c.In[0].DType {
