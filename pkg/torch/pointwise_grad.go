@@ -21,9 +21,9 @@ type unaryRule struct {
 type binaryRule struct {
 	name       string
 	scalarName string // the name of the Go-scalar form, when it has no rule of its own
-	modeName string // the name when the call's mode is not 0 (div's rounding modes)
-	usesY    bool   // the formula reads the output
-	grad     func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
+	modeName   string // the name when the call's mode is not 0 (div's rounding modes)
+	usesY      bool   // the formula reads the output
+	grad       func(g, a, b, y *Tensor, mode int, alpha kernel.Scalar) (ga, gb *Tensor)
 }
 
 // nodeName is a rule's grad_fn name for a call's mode.
