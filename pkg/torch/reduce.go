@@ -69,9 +69,12 @@ func (t *Tensor) SumKeepDim(dims ...int) *Tensor {
 	return reduction{op: kernel.OpSum, dims: dims, keepDim: true}.run(t)
 }
 
-// SumDType is Sum computed in and returning dtype d (PyTorch's dtype=).
+// SumDType is Sum computed in and returning dtype d (PyTorch's dtype=:
+// "the input tensor is casted to dtype before the operation is
+// performed", so a sum to float16 adds float16 values and a sum to bool
+// tells whether some element is non-zero).
 func (t *Tensor) SumDType(d DType, keepDim bool, dims ...int) *Tensor {
-	return reduction{op: kernel.OpSum, dims: dims, keepDim: keepDim, dtype: d, hasDType: true}.run(t)
+	return t.reduceAs(kernel.OpSum, d, keepDim, dims)
 }
 
 // Mean returns the mean over dims (all when none); t must be floating.
@@ -82,9 +85,10 @@ func (t *Tensor) MeanKeepDim(dims ...int) *Tensor {
 	return reduction{op: kernel.OpMean, dims: dims, keepDim: true}.run(t)
 }
 
-// MeanDType is Mean computed in and returning the floating dtype d.
+// MeanDType is Mean computed in and returning the floating dtype d (the
+// input cast to d first, as PyTorch's dtype=).
 func (t *Tensor) MeanDType(d DType, keepDim bool, dims ...int) *Tensor {
-	return reduction{op: kernel.OpMean, dims: dims, keepDim: keepDim, dtype: d, hasDType: true}.run(t)
+	return t.reduceAs(kernel.OpMean, d, keepDim, dims)
 }
 
 // Prod returns the product over dims (all when none).
@@ -292,11 +296,18 @@ func (t *Tensor) Softmax(dim int) *Tensor { return t.alongDim(kernel.OpSoftmax, 
 // LogSoftmax returns log(Softmax(dim)), computed stably.
 func (t *Tensor) LogSoftmax(dim int) *Tensor { return t.alongDim(kernel.OpLogSoftmax, dim) }
 
-func (t *Tensor) alongDim(op kernel.OpID, dim int) *Tensor {
+func (t *Tensor) alongDim(op kernel.OpID, dim int) *Tensor { return t.alongDimAs(op, dim, 0, false) }
+
+// alongDimAs is alongDim with the result dtype d when hasDType (PyTorch's
+// dtype= of cumsum, cumprod, softmax and log_softmax).
+func (t *Tensor) alongDimAs(op kernel.OpID, dim int, d DType, hasDType bool) *Tensor {
 	if err := inputErr(op.String(), t); err != nil {
 		return failed(err)
 	}
-	y := runOp(op, withDim(dim, t.Dim()), t)
+	y := runOp(op, func(c *kernel.Call) error {
+		c.DType, c.HasDType = d, hasDType
+		return withDim(dim, t.Dim())(c)
+	}, t)
 	if recording(t) {
 		recordAlongDim(op, t, y, dim)
 	}
