@@ -88,7 +88,7 @@ func method(name string) (Func, bool) {
 	switch {
 	case scalar && m.Type.NumIn() == 2 && m.Type.In(1).Kind() == reflect.Interface:
 		return func(in []*torch.Tensor, a Args) []*torch.Tensor {
-			return One(m.Func.Call([]reflect.Value{reflect.ValueOf(in[0]), reflect.ValueOf(scalarArg(a))})[0].Interface().(*torch.Tensor))
+			return One(m.Func.Call([]reflect.Value{reflect.ValueOf(in[0]), reflect.ValueOf(scalarArg(a["value"]))})[0].Interface().(*torch.Tensor))
 		}, true
 	case !scalar && m.Type.NumIn() == 2 && m.Type.In(1) == m.Type.In(0):
 		return func(in []*torch.Tensor, a Args) []*torch.Tensor {
@@ -442,4 +442,29 @@ func Ints(v []any) []int {
 		out[i] = int(Num(x))
 	}
 	return out
+}
+
+// scalarArg is a golden scalar argument as the Go value of its Python
+// kind: a bool, an int (no decimal point), or a float.
+func scalarArg(v any) any {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case json.Number:
+		if !strings.ContainsAny(string(x), ".eE") {
+			n, _ := x.Int64()
+			return int(n)
+		}
+	}
+	return Num(v)
+}
+
+// isSpecialFloat reports whether s is a float the golden scripts write as
+// a string (nan, inf, -inf, -0).
+func isSpecialFloat(s string) bool {
+	switch s {
+	case "nan", "inf", "-inf", "-0":
+		return true
+	}
+	return false
 }

@@ -237,22 +237,12 @@ func reduce(f, keep func(*torch.Tensor, ...int) *torch.Tensor) func([]*torch.Ten
 	}
 }
 
-// scalarArg is the "value" argument as the Go scalar PyTorch's Python
-// number was: an int when JSON wrote it without a point.
-func scalarArg(a Args) any {
-	v := Num(a["value"])
-	if n, ok := a["value"].(json.Number); ok && !strings.ContainsAny(string(n), ".eE") {
-		return int(v)
-	}
-	return v
-}
-
 func init() {
 	reflected := map[string]func(any, *torch.Tensor) *torch.Tensor{
 		"rsub": torch.RSub, "rdiv": torch.RDiv, "rfloor_divide": torch.RFloorDivide,
 		"rremainder": torch.RRemainder, "rpow": torch.RPow,
 	}
 	for name, f := range reflected {
-		Register(name, func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(f(scalarArg(a), in[0])) })
+		Register(name, func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(f(scalarArg(a["value"]), in[0])) })
 	}
 }
