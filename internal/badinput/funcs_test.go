@@ -54,6 +54,21 @@ func tensorFuncs() []callable {
 		fn("torch.RFloorDivide", torch.RFloorDivide).withArgs(func() []any { return []any{2, f32()} }),
 		fn("torch.RRemainder", torch.RRemainder).withArgs(func() []any { return []any{2, f32()} }),
 		fn("torch.RPow", torch.RPow).withArgs(func() []any { return []any{2, f32()} }),
+		fn("torch.Addmv", torch.Addmv).withArgs(func() []any { return []any{f32().Select(0, 0), f32(), f32().Select(0, 1), 1, 1} }),
+		fn("torch.Addr", torch.Addr).withArgs(func() []any { return []any{f32(), f32().Select(0, 0), f32().Select(0, 1), 1, 1} }),
+		fn("torch.Einsum", torch.Einsum).withArgs(func() []any { return []any{"ij->ji"} }),
+		fn("torch.Bucketize", torch.Bucketize).withArgs(func() []any { return []any{f32(), f32().Flatten(0, 1), false, false} }),
+		fn("torch.BucketizeScalar", torch.BucketizeScalar).withArgs(func() []any { return []any{0.25, f32().Flatten(0, 1), false, false} }),
+		fn("torch.SearchsortedWith", torch.SearchsortedWith).withArgs(func() []any {
+			return []any{f32().Flatten(0, 1), f32(), torch.SearchsortedOptions{}}
+		}),
+		fn("torch.SearchsortedScalar", torch.SearchsortedScalar).withArgs(func() []any {
+			return []any{f32().Flatten(0, 1), 0.25, torch.SearchsortedOptions{}}
+		}),
+		fn("torch.RepeatInterleaveIndex", torch.RepeatInterleaveIndex).withArgs(func() []any { return []any{classes()} }),
+		fn("torch.WhereCond", torch.WhereCond).withArgs(func() []any { return []any{boolMask()} }),
+		fn("torch.WhereScalar", torch.WhereScalar).withArgs(func() []any { return []any{boolMask(), 1.5, f32()} }),
+		fn("torch.Idx", torch.Idx).acceptNil(0),           // the error comes when the index is used
 		fn("torch.NewError", torch.NewError).acceptNil(2), // an error about nothing in particular
 
 		fn("nn.Uniform_", nn.Uniform_),

@@ -720,12 +720,11 @@ func (t *Tensor) Unique() (values, inverse, counts *Tensor) {
 
 // Searchsorted returns, for each value, the index in sorted (1-D, or one
 // row per leading position of values) where it would be inserted to keep
-// the order: before equal elements, or after them when right is set.
+// the order: before equal elements, or after them when right is set. The
+// two tensors' dtypes promote to a common one, as PyTorch's. See
+// SearchsortedWith for side, out_int32 and a sorter.
 func Searchsorted(sorted, values *Tensor, right bool) *Tensor {
-	return runOp(kernel.OpSearchsorted, func(c *kernel.Call) error {
-		c.KeepDim = right
-		return nil
-	}, sorted, values)
+	return SearchsortedWith(sorted, values, SearchsortedOptions{Right: right})
 }
 
 // OneHot returns int64 one-hot vectors of numClasses classes for the int64
