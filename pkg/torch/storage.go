@@ -2,6 +2,7 @@ package torch
 
 import (
 	"fmt"
+	"os"
 	"sync/atomic"
 	"unsafe"
 
@@ -298,8 +299,14 @@ func (s *UntypedStorage) ShareMemory_() error {
 }
 
 // Fd is the descriptor of shared memory (after ShareMemory_), to hand to
-// another process, which maps it with OpenSharedStorage. It stays open
-// until the storage is released.
+// another process, which maps it with OpenSharedStorage. The descriptor
+// belongs to the storage: it stays open until the storage is released (or
+// collected), and the caller must not close it. Do not wrap it in
+// os.NewFile: the *os.File closes the descriptor when it is collected, and
+// the storage closes the number again on release, by then perhaps another
+// file's. Use File for exec.Cmd's ExtraFiles, and keep the storage reachable
+// (runtime.KeepAlive) while the number is in use. A released storage is an
+// error.
 func (s *UntypedStorage) Fd() (int, error) {
 	if err := storageErr("fd", s); err != nil {
 		return -1, err
@@ -308,7 +315,31 @@ func (s *UntypedStorage) Fd() (int, error) {
 	if !ok {
 		return -1, s.errorf("fd", ErrArgument, "the storage is not in shared memory; call ShareMemory_ first")
 	}
-	return f.Fd()
+	fd, err := f.Fd()
+	if err != nil {
+		return -1, withOp("fd", err)
+	}
+	return fd, nil
+}
+
+// File is a duplicate of the shared memory's descriptor (see Fd) as an
+// *os.File that the caller owns and closes, for example once a child
+// process that got it through exec.Cmd's ExtraFiles has started (the child
+// maps it with OpenSharedStorage). It stays valid after the storage is
+// released; closing it leaves the storage's own descriptor open.
+func (s *UntypedStorage) File() (*os.File, error) {
+	if err := storageErr("file", s); err != nil {
+		return nil, err
+	}
+	f, ok := s.mem.(interface{ File() (*os.File, error) })
+	if !ok {
+		return nil, s.errorf("file", ErrArgument, "the storage is not in shared memory; call ShareMemory_ first")
+	}
+	file, err := f.File()
+	if err != nil {
+		return nil, withOp("file", err)
+	}
+	return file, nil
 }
 
 func (s *UntypedStorage) describe() string {

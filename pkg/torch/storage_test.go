@@ -328,12 +328,16 @@ func TestShareMemoryAcrossProcesses(t *testing.T) {
 	if v, _ := torch.ToSlice[float32](x); !cmp.Equal(v, []float32{0, 1, 2, 3, 4, 5}) {
 		t.Errorf("values moved into shared memory: %v", v)
 	}
-	fd, err := x.UntypedStorage().Fd()
+	// The child gets a duplicate of the descriptor, which this test owns and
+	// closes. os.NewFile(Fd()) would give the storage's own descriptor a
+	// second owner: the *os.File closes it when collected, and the storage
+	// closes the number again, by then perhaps another file's.
+	f, err := x.UntypedStorage().File()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := os.NewFile(uintptr(fd), "shared")
 	out, err := child(t, "writer", strconv.Itoa(x.UntypedStorage().Nbytes()), nil, f)
+	f.Close()
 	if err != nil {
 		t.Fatalf("child: %v: %s", err, out)
 	}

@@ -292,12 +292,39 @@ func (m *Mapped) Filename() string { return m.m.path }
 // memory, and files mapped shared).
 func (m *Mapped) IsShared() bool { return m.m.shared }
 
-// Fd is the descriptor of shared memory, to hand to another process.
+// Fd is the descriptor of shared memory, to hand to another process. The
+// descriptor belongs to the mapping, which closes it when the last Mapped
+// over it is released or collected: the caller must not close it, nor wrap
+// it in os.NewFile (the *os.File would close it when it is collected, and
+// the mapping would close the number again, by then perhaps another file's),
+// and must keep m reachable and unreleased while it uses the number. File
+// is a duplicate that the caller owns. A released m is an error.
 func (m *Mapped) Fd() (int, error) {
-	if !m.m.memfd || m.m.fd < 0 {
+	if !m.m.memfd {
 		return -1, kernel.Errorf(kernel.ErrArgument, "only shared memory has a descriptor to hand over")
 	}
+	if m.released.Load() || m.m.fd < 0 {
+		return -1, kernel.Errorf(kernel.ErrRuntime, "%s: the mapping was released", m)
+	}
 	return m.m.fd, nil
+}
+
+// File is a duplicate of Fd (close-on-exec) as an *os.File that the caller
+// owns and closes, for example after handing it to a child process through
+// exec.Cmd's ExtraFiles; it stays valid after m is released, and closing it
+// (or its collection) leaves m's descriptor open.
+func (m *Mapped) File() (*os.File, error) {
+	fd, err := m.Fd()
+	if err != nil {
+		return nil, err
+	}
+	var dup int
+	err = retry(func() (err error) { dup, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); return err })
+	runtime.KeepAlive(m) // m's cleanup must not close fd before it is duplicated
+	if err != nil {
+		return nil, kernel.Errorf(kernel.ErrRuntime, "duplicating the descriptor of %s: %v", m, err)
+	}
+	return os.NewFile(uintptr(dup), "mindtorch-storage"), nil
 }
 
 // Released reports whether Release was called.
