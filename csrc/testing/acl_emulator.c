@@ -17,8 +17,10 @@
  *   - the documented error codes, with a message for aclGetRecentErrMsg
  *     (thread-local, cleared on read).
  * It counts live allocations, descriptors and executors (mtemu_counters).
- * Its arithmetic is plain loops in double precision over strides,
- * independent of the project's CPU kernels.
+ * Its arithmetic is plain loops over strides, independent of the project's
+ * CPU kernels, exact per dtype as the device's (see "element access"):
+ * integer dtypes in wrapping integer arithmetic, floating ones rounded to
+ * their dtype, casts by ACL's rules.
  *
  * Knobs (environment): MTEMU_DEVICES (default 1), MTEMU_MEMORY_MB (device
  * memory per device, default 4096), MTEMU_SOC (default "Ascend910B3").
@@ -403,7 +405,8 @@ typedef struct aclTensor {
 typedef struct aclScalar {
 	int magic;
 	int dtype;
-	double v;
+	int64_t i; /* the value of an integer or bool scalar */
+	double f;  /* the value of a floating scalar */
 } aclScalar;
 #define SCALAR_MAGIC 0x5CA1
 
@@ -476,7 +479,9 @@ EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype
 
 DESTROY(aclDestroyTensor, aclTensor, TENSOR_MAGIC, live_tensors, "tensor")
 
-static double load(int dt, const char *p);
+static int is_float(int dt);
+static int64_t load_i(int dt, const char *p);
+static double load_f(int dt, const char *p);
 
 EXPORT aclScalar *aclCreateScalar(void *value, int dtype) {
 	if (!value || elem_size(dtype) == 0) {
@@ -484,7 +489,9 @@ EXPORT aclScalar *aclCreateScalar(void *value, int dtype) {
 		return NULL;
 	}
 	aclScalar *s = calloc(1, sizeof *s);
-	s->magic = SCALAR_MAGIC, s->dtype = dtype, s->v = load(dtype, value);
+	s->magic = SCALAR_MAGIC, s->dtype = dtype;
+	if (is_float(dtype)) s->f = load_f(dtype, value), s->i = 0;
+	else s->i = load_i(dtype, value), s->f = (double)s->i;
 	bump(&live_scalars, 1);
 	return s;
 }
@@ -505,7 +512,44 @@ EXPORT aclIntArray *aclCreateIntArray(const int64_t *v, uint64_t n) {
 
 DESTROY(aclDestroyIntArray, aclIntArray, ARRAY_MAGIC, live_arrays, "array")
 
-/* ---- element access ---- */
+/* ---- element access ----
+ *
+ * Values are exact per dtype, as on the device. An op has a compute dtype
+ * (compute_type below): integer and bool compute dtypes run in 64-bit
+ * integer arithmetic that wraps (two's complement, as the device's integer
+ * units), the result wrapped to the compute dtype's width. [?] Wrapping is
+ * torch's rule and the goldens' of ops-math; its arch35 integer kernels turn
+ * the vector unit's saturation mode off to get it (math/pow/op_kernel/arch35/
+ * pow_tensor_scalar_integer.h); that every integer op wraps on every chip is
+ * assumed, not checked on hardware. Floating compute
+ * dtypes run in double, each input converted to the compute dtype exactly
+ * as a cast would and the result rounded to it (round to nearest even) before
+ * it is stored. A double holds every float16, bfloat16 and float32 value and
+ * rounds a single add, sub, mul, div or sqrt of two of them correctly, so
+ * that rounding is the device's for those; transcendental ops differ from
+ * the device's approximations in the last bits, and floating sums (summed
+ * in double, rounded once) from the device's order of summation.
+ *
+ * Conversions (aclnnCast, aclnnInplaceCopy, and every store into an output
+ * of another dtype):
+ *   - integer to integer: two's-complement wrap (keep the low bits). [?] The
+ *     aclnnCast doc (hicann/ops-math math/cast/README.md) only guarantees
+ *     int32 -> int8 for inputs in (-2048, 1920) (presumably a conversion
+ *     through float16); outside that range the device's result is unknown.
+ *   - integer to floating: correctly rounded (nearest even); +-inf past the
+ *     largest finite value.
+ *   - floating to floating: rounded to nearest even, overflow to +-inf, NaN
+ *     kept.
+ *   - floating to integer: truncated toward zero; NaN becomes 0 (documented
+ *     in math/cast/README.md); out of range saturates to the type's limits.
+ *     [?] Saturation is the AI Core's conversion in its saturation mode
+ *     (cannmirror/asc-devkit docs/api/context/c_api/reg/reg_vector/
+ *     asc_int322uint8.md: out of range -> the type's extreme, NaN -> 0);
+ *     aclnnCast does not document out-of-range values.
+ *   - anything to bool: nonzero (NaN included) is true.
+ */
+
+static int is_float(int dt) { return dt == DT_FLOAT || dt == DT_FLOAT16 || dt == DT_BF16 || dt == DT_DOUBLE; }
 
 static float half_to_float(uint16_t h) {
 	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, bits;
@@ -524,6 +568,8 @@ static float half_to_float(uint16_t h) {
 	return f;
 }
 
+/* float_to_half converts f to float16 bits, rounding to nearest even (the
+ * stores pass values rnd has already rounded, so that it is exact there). */
 static uint16_t float_to_half(float f) {
 	uint32_t x;
 	memcpy(&x, &f, 4);
@@ -543,23 +589,128 @@ static uint16_t float_to_half(float f) {
 	return (uint16_t)(s | r);
 }
 
-static double load(int dt, const char *p) {
+/* round_bits rounds v to a binary format with p significand bits and
+ * normal exponents emin..emax (round to nearest even, subnormals, overflow
+ * to +-inf). The result is exact in a double. */
+static double round_bits(double v, int p, int emin, int emax) {
+	if (v == 0 || isnan(v) || isinf(v)) return v;
+	int e;
+	frexp(v, &e);
+	int lead = e - 1 < emin ? emin : e - 1;
+	double q = ldexp(1.0, lead - (p - 1));
+	double r = nearbyint(v / q) * q; /* the default rounding mode: nearest even */
+	if (fabs(r) > ldexp(2.0 - ldexp(1.0, 1 - p), emax)) return copysign(INFINITY, v);
+	return r;
+}
+
+/* rnd rounds v to the floating dtype dt. */
+static double rnd(int dt, double v) {
 	switch (dt) {
-	case DT_FLOAT: { float v; memcpy(&v, p, 4); return v; }
-	case DT_DOUBLE: { double v; memcpy(&v, p, 8); return v; }
-	case DT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
-	case DT_BF16: { uint16_t v; memcpy(&v, p, 2); uint32_t b = (uint32_t)v << 16; float f; memcpy(&f, &b, 4); return f; }
+	case DT_FLOAT: return (float)v;
+	case DT_FLOAT16: return round_bits(v, 11, -14, 15);
+	case DT_BF16: return round_bits(v, 8, -126, 127);
+	}
+	return v;
+}
+
+/* i2f converts the integer v to the floating dtype dt, correctly rounded
+ * (the rounding is done on the integer, not after a conversion to double). */
+static double i2f(int dt, int64_t v) {
+	int p = dt == DT_FLOAT ? 24 : dt == DT_FLOAT16 ? 11 : dt == DT_BF16 ? 8 : 53;
+	uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	int bits = 0;
+	while (bits < 64 && (m >> bits) != 0) bits++;
+	if (bits > p) { /* drop bits - p low bits, to nearest even */
+		int k = bits - p;
+		uint64_t low = m & ((1ull << k) - 1), half = 1ull << (k - 1), r = m >> k;
+		if (low > half || (low == half && (r & 1))) r++;
+		double d = ldexp((double)r, k);
+		return rnd(dt, v < 0 ? -d : d); /* exact but for the overflow to +-inf */
+	}
+	return rnd(dt, v < 0 ? -(double)m : (double)m);
+}
+
+/* wrap reduces v to the integer dtype dt (two's complement; bool: nonzero). */
+static int64_t wrap(int dt, int64_t v) {
+	switch (dt) {
+	case DT_INT8: return (int8_t)v;
+	case DT_UINT8: return (uint8_t)v;
+	case DT_INT16: return (int16_t)v;
+	case DT_INT32: return (int32_t)v;
+	case DT_BOOL: return v != 0;
+	}
+	return v;
+}
+
+/* f2i converts the floating v to the integer dtype dt (see above). */
+static int64_t f2i(int dt, double v) {
+	if (isnan(v)) return 0;
+	if (dt == DT_BOOL) return v != 0;
+	double lo = dt == DT_INT8 ? -128 : dt == DT_UINT8 ? 0 : dt == DT_INT16 ? -32768 : dt == DT_INT32 ? -2147483648.0 : -9223372036854775808.0;
+	double hi = dt == DT_INT8 ? 127 : dt == DT_UINT8 ? 255 : dt == DT_INT16 ? 32767 : dt == DT_INT32 ? 2147483647.0 : 9223372036854775807.0;
+	v = trunc(v);
+	if (v <= lo) return (int64_t)lo;
+	if (v >= hi) return dt == DT_INT64 ? INT64_MAX : (int64_t)hi; /* (double)INT64_MAX is 2^63 */
+	return (int64_t)v;
+}
+
+/* load_i reads an integer or bool element. */
+static int64_t load_i(int dt, const char *p) {
+	switch (dt) {
 	case DT_INT8: return *(const int8_t *)p;
 	case DT_UINT8: return *(const uint8_t *)p;
 	case DT_BOOL: return *(const uint8_t *)p != 0;
 	case DT_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
 	case DT_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-	case DT_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+	case DT_INT64: { int64_t v; memcpy(&v, p, 8); return v; }
 	}
 	return 0;
 }
 
-static void store(int dt, char *p, double v) {
+/* load_f reads a floating element (exactly). */
+static double load_f(int dt, const char *p) {
+	switch (dt) {
+	case DT_FLOAT: { float v; memcpy(&v, p, 4); return v; }
+	case DT_DOUBLE: { double v; memcpy(&v, p, 8); return v; }
+	case DT_FLOAT16: { uint16_t v; memcpy(&v, p, 2); return half_to_float(v); }
+	case DT_BF16: { uint16_t v; memcpy(&v, p, 2); uint32_t b = (uint32_t)v << 16; float f; memcpy(&f, &b, 4); return f; }
+	}
+	return 0;
+}
+
+/* get_i and get_f read an element of dtype dt as a value of the compute
+ * dtype ct: an integer one, or a floating one. */
+static int64_t get_i(int ct, int dt, const char *p) { return is_float(dt) ? f2i(ct, load_f(dt, p)) : wrap(ct, load_i(dt, p)); }
+static double get_f(int ct, int dt, const char *p) { return is_float(dt) ? rnd(ct, load_f(dt, p)) : i2f(ct, load_i(dt, p)); }
+
+/* store_i stores the integer v into an element of dtype dt, converting. */
+static void store_i(int dt, char *p, int64_t v) {
+	if (is_float(dt)) {
+		double d = i2f(dt, v);
+		switch (dt) {
+		case DT_FLOAT: { float f = (float)d; memcpy(p, &f, 4); return; }
+		case DT_DOUBLE: memcpy(p, &d, 8); return;
+		case DT_FLOAT16: { uint16_t h = float_to_half((float)d); memcpy(p, &h, 2); return; }
+		case DT_BF16: { float f = (float)d; uint32_t b; memcpy(&b, &f, 4); uint16_t h = (uint16_t)(b >> 16); memcpy(p, &h, 2); return; }
+		}
+	}
+	v = wrap(dt, v);
+	switch (dt) {
+	case DT_INT8: *(int8_t *)p = (int8_t)v; return;
+	case DT_UINT8: case DT_BOOL: *(uint8_t *)p = (uint8_t)v; return;
+	case DT_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); return; }
+	case DT_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); return; }
+	case DT_INT64: memcpy(p, &v, 8); return;
+	}
+}
+
+/* store_f stores the floating v into an element of dtype dt, converting. */
+static void store_f(int dt, char *p, double v) {
+	if (!is_float(dt)) {
+		store_i(dt, p, f2i(dt, v));
+		return;
+	}
+	v = rnd(dt, v);
 	switch (dt) {
 	case DT_FLOAT: { float f = (float)v; memcpy(p, &f, 4); return; }
 	case DT_DOUBLE: memcpy(p, &v, 8); return;
@@ -568,22 +719,50 @@ static void store(int dt, char *p, double v) {
 		float f = (float)v;
 		uint32_t b;
 		memcpy(&b, &f, 4);
-		uint16_t h = isnan(f) ? 0x7FC0 : (uint16_t)((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+		uint16_t h = isnan(f) ? (uint16_t)(((b >> 16) & 0x8000) | 0x7FC0) : (uint16_t)(b >> 16);
 		memcpy(p, &h, 2);
 		return;
 	}
-	case DT_BOOL: *(uint8_t *)p = v != 0; return;
-	}
-	/* integers: truncate toward zero, wrap */
-	int64_t i = isnan(v) ? 0 : (v >= 9.2e18 ? INT64_MAX : (v <= -9.2e18 ? INT64_MIN : (int64_t)v));
-	switch (dt) {
-	case DT_INT8: *(int8_t *)p = (int8_t)i; return;
-	case DT_UINT8: *(uint8_t *)p = (uint8_t)i; return;
-	case DT_INT16: { int16_t x = (int16_t)i; memcpy(p, &x, 2); return; }
-	case DT_INT32: { int32_t x = (int32_t)i; memcpy(p, &x, 4); return; }
-	case DT_INT64: memcpy(p, &i, 8); return;
 	}
 }
+
+/* convert stores the element p of dtype idt into o of dtype odt (a cast). */
+static void convert(int odt, char *o, int idt, const char *p) {
+	if (is_float(idt)) store_f(odt, o, load_f(idt, p));
+	else store_i(odt, o, load_i(idt, p));
+}
+
+/* Scalars keep the value they were made with, an integer or a floating one. */
+static int64_t sc_i(int ct, const aclScalar *s) { return is_float(s->dtype) ? f2i(ct, s->f) : wrap(ct, s->i); }
+static double sc_f(int ct, const aclScalar *s) { return is_float(s->dtype) ? rnd(ct, s->f) : i2f(ct, s->i); }
+
+/* promote is the dtype two tensor operands compute in (PyTorch's promotion,
+ * which aclnn's PromoteType follows): bool < integers < floating types, the
+ * wider of two; uint8 with int8 is int16, float16 with bfloat16 float32. */
+static int promote(int a, int b) {
+	static const int rank[32] = {[DT_BOOL] = 0, [DT_UINT8] = 1, [DT_INT8] = 1, [DT_INT16] = 2, [DT_INT32] = 3,
+				     [DT_INT64] = 4, [DT_FLOAT16] = 5, [DT_BF16] = 5, [DT_FLOAT] = 6, [DT_DOUBLE] = 7};
+	if (a == b) return a;
+	if ((a == DT_UINT8 && b == DT_INT8) || (a == DT_INT8 && b == DT_UINT8)) return DT_INT16;
+	if ((a == DT_FLOAT16 && b == DT_BF16) || (a == DT_BF16 && b == DT_FLOAT16)) return DT_FLOAT;
+	return rank[a] >= rank[b] ? a : b;
+}
+
+/* promote_scalar is the dtype a tensor of dtype t and a scalar of dtype s
+ * compute in: the tensor's, but FLOAT when the tensor is integral and the
+ * scalar floating (aclnn's GetScalarDefaultDtype, hicann/ops-math
+ * conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp), INT64 for a bool
+ * tensor and an integer scalar. */
+static int promote_scalar(int t, int s) {
+	if (is_float(t)) return t;
+	if (is_float(s)) return DT_FLOAT;
+	if (t == DT_BOOL && s != DT_BOOL) return DT_INT64;
+	return t;
+}
+
+/* float_type is the dtype an op defined only on floating types computes in:
+ * integral inputs are cast to FLOAT. */
+static int float_type(int dt) { return is_float(dt) ? dt : DT_FLOAT; }
 
 static int64_t numel(const aclTensor *t) {
 	int64_t n = 1;
@@ -638,7 +817,7 @@ typedef struct aclOpExecutor {
 	int op;
 	aclTensor t[4]; /* snapshots of the descriptors: they may be destroyed once execute returns */
 	int nt;
-	double s[2];
+	aclScalar s[2]; /* copies of the scalars (alpha, bounds, ...) */
 	int64_t dims[MAXDIM];
 	int ndims;
 	int64_t dim;
@@ -646,6 +825,9 @@ typedef struct aclOpExecutor {
 	int queued; /* execute was called: the executor is consumed */
 } aclOpExecutor;
 #define EXEC_MAGIC 0xE8EC
+
+/* one is the alpha of ops called without one. */
+static const aclScalar one = {SCALAR_MAGIC, DT_INT64, 1, 1.0};
 
 struct event {
 	int magic;
@@ -859,7 +1041,7 @@ static aclnnStatus binary_ws(int op, const aclTensor *self, const aclTensor *oth
 		drop_exec(*x);
 		return ACLNN_ERR_PARAM_INVALID;
 	}
-	(*x)->s[0] = alpha ? alpha->v : 1;
+	(*x)->s[0] = alpha ? *alpha : one;
 	return 0;
 }
 
@@ -943,7 +1125,7 @@ EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclSc
 		drop_exec(*x);
 		return ACLNN_ERR_PARAM_INVALID;
 	}
-	(*x)->s[0] = lo->v, (*x)->s[1] = hi->v;
+	(*x)->s[0] = *lo, (*x)->s[1] = *hi;
 	return 0;
 }
 TWO_PHASE(Clamp)
@@ -959,7 +1141,7 @@ static aclnnStatus scalar_ws(int op, const aclTensor *self, const aclScalar *oth
 		drop_exec(*x);
 		return ACLNN_ERR_PARAM_INVALID;
 	}
-	(*x)->s[0] = other->v, (*x)->s[1] = alpha ? alpha->v : 1;
+	(*x)->s[0] = *other, (*x)->s[1] = alpha ? *alpha : one;
 	return 0;
 }
 
@@ -1040,7 +1222,7 @@ EXPORT aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *grad,
 		drop_exec(*x);
 		return ACLNN_ERR_PARAM_INVALID;
 	}
-	(*x)->s[0] = threshold->v;
+	(*x)->s[0] = *threshold;
 	return 0;
 }
 TWO_PHASE(ThresholdBackward)
@@ -1176,7 +1358,7 @@ EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *self, const
 	const aclTensor *ts[1] = {self};
 	aclnnStatus e = new_exec(OP_FILL, x, ws, ts, 1);
 	if (e) return e;
-	(*x)->s[0] = value->v;
+	(*x)->s[0] = *value;
 	return 0;
 }
 TWO_PHASE(InplaceFillScalar)
@@ -1189,58 +1371,173 @@ TWO_PHASE(InplaceZero)
 
 /* ---- arithmetic, run at synchronize ---- */
 
-static double unary(int op, double v) {
-	switch (op) {
-	case OP_NEG: return -v;
-	case OP_EXP: return exp(v);
-	case OP_LOG: return log(v);
-	case OP_SQRT: return sqrt(v);
-	case OP_ABS: return fabs(v);
-	case OP_RELU: return v > 0 ? v : (isnan(v) ? v : 0);
-	case OP_SIGMOID: return 1 / (1 + exp(-v));
-	case OP_TANH: return tanh(v);
-	case OP_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
+/* Integer arithmetic wraps: it is done on uint64_t, where C defines it. */
+static int64_t iadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t imul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static int64_t ineg(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+
+/* ipow is integer pow by repeated multiplication (wrapping). A negative
+ * exponent gives 0, but 1 for base 1 and +-1 for base -1: torch.pow's rule,
+ * which is the golden of ops-math's Pow (hicann/ops-math
+ * math/pow/tests/assets/golden.py); its integer kernels multiply with
+ * saturation off (math/pow/op_kernel/arch35/pow_tensor_scalar_integer.h). */
+static int64_t ipow(int64_t b, int64_t e) {
+	if (e < 0) return b == 1 ? 1 : b == -1 ? ((e & 1) ? -1 : 1) : 0;
+	uint64_t r = 1, x = (uint64_t)b;
+	for (; e; e >>= 1) {
+		if (e & 1) r *= x;
+		x *= x;
 	}
-	return v;
+	return (int64_t)r;
+}
+
+/* fmax_nan and fmin_nan propagate NaN (np.maximum, the golden of ops-math's
+ * ClipByValueV2 and the rule of Maximum and Minimum). */
+static double fmax_nan(double a, double b) { return isnan(a) || a > b ? a : b; }
+static double fmin_nan(double a, double b) { return isnan(a) || a < b ? a : b; }
+
+static int is_compare(int op) { return op >= OP_EQ && op <= OP_GES; }
+
+/* compute_type is the dtype an elementwise op computes in, from its
+ * operands (the output's dtype only converts the result). */
+static int compute_type(const aclOpExecutor *x) {
+	const aclTensor *t = x->t;
+	switch (x->op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAXIMUM: case OP_MINIMUM: case OP_POW:
+	case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+		return promote(t[1].dtype, t[2].dtype);
+	case OP_DIV: return float_type(promote(t[1].dtype, t[2].dtype)); /* true division */
+	case OP_ADDS: case OP_MULS: case OP_POWS: case OP_EQS: case OP_NES: case OP_LTS: case OP_LES: case OP_GTS: case OP_GES:
+		return promote_scalar(t[1].dtype, x->s[0].dtype);
+	/* aclnnClamp on 910B/910_93 (not 910_95): self and both bounds are cast
+	 * to out's dtype (hicann/ops-math aclnn_clamp.cpp, aclnnClampCommon). */
+	case OP_CLAMP: return t[0].dtype;
+	case OP_THRESHOLD_BACKWARD: return promote_scalar(t[2].dtype, x->s[0].dtype);
+	case OP_WHERE: return promote(t[2].dtype, t[3].dtype);
+	case OP_NEG: case OP_ABS: case OP_RELU: return t[1].dtype;
+	}
+	return float_type(t[1].dtype); /* exp, log, sqrt, sigmoid, tanh, gelu */
+}
+
+/* int_elem computes an integer op on the elements p1 and p2 (compute dtype ct). */
+static int64_t int_elem(const aclOpExecutor *x, int ct, const char *p1, const char *p2) {
+	int64_t a = get_i(ct, x->t[1].dtype, p1);
+	switch (x->op) {
+	case OP_ADD: return iadd(a, imul(sc_i(ct, &x->s[0]), get_i(ct, x->t[2].dtype, p2)));
+	case OP_SUB: return iadd(a, ineg(imul(sc_i(ct, &x->s[0]), get_i(ct, x->t[2].dtype, p2))));
+	case OP_MUL: return imul(a, get_i(ct, x->t[2].dtype, p2));
+	case OP_MAXIMUM: { int64_t b = get_i(ct, x->t[2].dtype, p2); return a > b ? a : b; }
+	case OP_MINIMUM: { int64_t b = get_i(ct, x->t[2].dtype, p2); return a < b ? a : b; }
+	case OP_POW: return ipow(a, get_i(ct, x->t[2].dtype, p2));
+	case OP_POWS: return ipow(a, sc_i(DT_INT64, &x->s[0])); /* the exponent as it is (the kernel reads it as int64) */
+	case OP_ADDS: return iadd(a, imul(sc_i(ct, &x->s[1]), sc_i(ct, &x->s[0])));
+	case OP_MULS: return imul(a, sc_i(ct, &x->s[0]));
+	case OP_CLAMP: { /* max with min, then min with max (ClipByValueV2's order) */
+		int64_t lo = sc_i(ct, &x->s[0]), hi = sc_i(ct, &x->s[1]);
+		a = a > lo ? a : lo;
+		return a < hi ? a : hi;
+	}
+	case OP_NEG: return ineg(a);
+	case OP_ABS: return a < 0 ? ineg(a) : a;
+	case OP_RELU: return a > 0 ? a : 0;
+	}
+	return a;
+}
+
+/* float_elem computes a floating op on the elements p1 and p2 (compute dtype ct). */
+static double float_elem(const aclOpExecutor *x, int ct, const char *p1, const char *p2) {
+	double a = get_f(ct, x->t[1].dtype, p1), b = x->nt > 2 && p2 ? get_f(ct, x->t[2].dtype, p2) : 0;
+	switch (x->op) {
+	case OP_ADD: return a + sc_f(ct, &x->s[0]) * b;
+	case OP_SUB: return a - sc_f(ct, &x->s[0]) * b;
+	case OP_MUL: return a * b;
+	case OP_DIV: return a / b;
+	case OP_MAXIMUM: return fmax_nan(a, b);
+	case OP_MINIMUM: return fmin_nan(a, b);
+	case OP_POW: return pow(a, b);
+	case OP_POWS: return pow(a, sc_f(ct, &x->s[0]));
+	case OP_ADDS: return a + sc_f(ct, &x->s[1]) * sc_f(ct, &x->s[0]);
+	case OP_MULS: return a * sc_f(ct, &x->s[0]);
+	case OP_CLAMP: return fmin_nan(fmax_nan(a, sc_f(ct, &x->s[0])), sc_f(ct, &x->s[1]));
+	case OP_NEG: return -a;
+	case OP_EXP: return exp(a);
+	case OP_LOG: return log(a);
+	case OP_SQRT: return sqrt(a);
+	case OP_ABS: return fabs(a);
+	case OP_RELU: return a > 0 ? a : (isnan(a) ? a : 0);
+	case OP_SIGMOID: return 1 / (1 + exp(-a));
+	case OP_TANH: return tanh(a);
+	case OP_GELU: return 0.5 * a * (1 + erf(a / sqrt(2.0)));
+	}
+	return a;
+}
+
+/* compare compares a and b (-1, 0, 1; 2 when unordered, a NaN) for op. */
+static int compare_result(int op, int c) {
+	switch (op) {
+	case OP_EQ: case OP_EQS: return c == 0;
+	case OP_NE: case OP_NES: return c != 0;
+	case OP_LT: case OP_LTS: return c == -1;
+	case OP_LE: case OP_LES: return c == -1 || c == 0;
+	case OP_GT: case OP_GTS: return c == 1;
+	}
+	return c == 1 || c == 0; /* GE */
+}
+
+/* cmp_elem compares element p1 with p2 (or the scalar) in dtype ct, exactly. */
+static int cmp_elem(const aclOpExecutor *x, int ct, const char *p1, const char *p2) {
+	int scalar = x->op >= OP_EQS;
+	if (!is_float(ct)) {
+		int64_t a = get_i(ct, x->t[1].dtype, p1), b = scalar ? sc_i(ct, &x->s[0]) : get_i(ct, x->t[2].dtype, p2);
+		return compare_result(x->op, a < b ? -1 : a > b);
+	}
+	double a = get_f(ct, x->t[1].dtype, p1), b = scalar ? sc_f(ct, &x->s[0]) : get_f(ct, x->t[2].dtype, p2);
+	return compare_result(x->op, isnan(a) || isnan(b) ? 2 : a < b ? -1 : a > b);
 }
 
 static void run_along(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1], *b = &x->t[2];
+	int ct = float_type(a->dtype);
 	int d = (int)x->dim;
 	int64_t n = a->ndim ? a->dims[d] : 1, total = numel(out), outer = n ? total / n : 0;
 	int64_t inner = 1;
 	for (int i = d + 1; i < a->ndim; i++) inner *= a->dims[i];
+#define A(k) get_f(ct, a->dtype, at(a, base + (k) * inner))
+#define B(k) get_f(ct, b->dtype, at(b, base + (k) * inner))
 	for (int64_t o = 0; o < outer; o++) {
 		int64_t base = (o / inner) * n * inner + o % inner;
 		double m = -INFINITY, s = 0;
 		if (x->op == OP_SOFTMAX || x->op == OP_LOG_SOFTMAX) {
-			for (int64_t k = 0; k < n; k++) m = fmax(m, load(a->dtype, at(a, base + k * inner)));
-			for (int64_t k = 0; k < n; k++) s += exp(load(a->dtype, at(a, base + k * inner)) - m);
+			for (int64_t k = 0; k < n; k++) m = fmax(m, A(k));
+			for (int64_t k = 0; k < n; k++) s += exp(A(k) - m);
 			for (int64_t k = 0; k < n; k++) {
-				double v = load(a->dtype, at(a, base + k * inner)) - m;
-				store(out->dtype, at(out, base + k * inner), x->op == OP_SOFTMAX ? exp(v) / s : v - log(s));
+				double v = A(k) - m;
+				store_f(out->dtype, at(out, base + k * inner), rnd(ct, x->op == OP_SOFTMAX ? exp(v) / s : v - log(s)));
 			}
 		} else { /* backward: a = grad, b = forward output */
+			for (int64_t k = 0; k < n; k++) s += x->op == OP_SOFTMAX_BACKWARD ? A(k) * B(k) : A(k);
 			for (int64_t k = 0; k < n; k++) {
-				double g = load(a->dtype, at(a, base + k * inner));
-				s += x->op == OP_SOFTMAX_BACKWARD ? g * load(b->dtype, at(b, base + k * inner)) : g;
-			}
-			for (int64_t k = 0; k < n; k++) {
-				double g = load(a->dtype, at(a, base + k * inner)), y = load(b->dtype, at(b, base + k * inner));
-				store(out->dtype, at(out, base + k * inner), x->op == OP_SOFTMAX_BACKWARD ? y * (g - s) : g - exp(y) * s);
+				double g = A(k), y = B(k);
+				store_f(out->dtype, at(out, base + k * inner), rnd(ct, x->op == OP_SOFTMAX_BACKWARD ? y * (g - s) : g - exp(y) * s));
 			}
 		}
 	}
+#undef A
+#undef B
 }
 
+/* run_reduce: ReduceSum computes in its dtype (out's), Amax in self's, Mean
+ * in a floating dtype; integer sums wrap. */
 static void run_reduce(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1];
+	int ct = x->op == OP_AMAX ? a->dtype : x->op == OP_MEAN ? float_type(out->dtype) : out->dtype, isint = !is_float(ct);
 	int reduced[MAXDIM] = {0};
 	for (int i = 0; i < x->ndims; i++) reduced[x->dims[i]] = 1;
 	int64_t on = numel(out), an = numel(a);
 	double *acc = malloc(sizeof(double) * (size_t)(on ? on : 1));
+	int64_t *iacc = malloc(sizeof(int64_t) * (size_t)(on ? on : 1));
 	int64_t *cnt = calloc((size_t)(on ? on : 1), sizeof(int64_t));
-	for (int64_t i = 0; i < on; i++) acc[i] = x->op == OP_AMAX ? -INFINITY : 0;
+	for (int64_t i = 0; i < on; i++) acc[i] = x->op == OP_AMAX ? -INFINITY : 0, iacc[i] = x->op == OP_AMAX ? INT64_MIN : 0;
 	for (int64_t i = 0; i < an; i++) {
 		/* the output position of input element i */
 		int64_t idx = i, pos = 0, mul = 1;
@@ -1249,18 +1546,28 @@ static void run_reduce(aclOpExecutor *x) {
 			idx /= a->dims[k];
 			if (!reduced[k]) pos += c * mul, mul *= a->dims[k];
 		}
-		double v = load(a->dtype, at(a, i));
-		if (x->op == OP_AMAX) acc[pos] = (isnan(v) || v > acc[pos]) && !isnan(acc[pos]) ? v : acc[pos];
-		else acc[pos] += v;
+		if (isint) {
+			int64_t v = get_i(ct, a->dtype, at(a, i));
+			iacc[pos] = x->op == OP_AMAX ? (v > iacc[pos] ? v : iacc[pos]) : iadd(iacc[pos], v);
+		} else {
+			double v = get_f(ct, a->dtype, at(a, i));
+			if (x->op == OP_AMAX) acc[pos] = (isnan(v) || v > acc[pos]) && !isnan(acc[pos]) ? v : acc[pos];
+			else acc[pos] += v;
+		}
 		cnt[pos]++;
 	}
-	for (int64_t i = 0; i < on; i++) store(out->dtype, at(out, i), x->op == OP_MEAN ? acc[i] / (double)cnt[i] : acc[i]);
+	for (int64_t i = 0; i < on; i++) {
+		if (isint) store_i(out->dtype, at(out, i), wrap(ct, iacc[i]));
+		else store_f(out->dtype, at(out, i), rnd(ct, x->op == OP_MEAN ? acc[i] / (double)cnt[i] : acc[i]));
+	}
 	free(acc);
+	free(iacc);
 	free(cnt);
 }
 
 static void run_matmul(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1], *b = &x->t[2];
+	int ct = promote(a->dtype, b->dtype);
 	int64_t m = a->dims[a->ndim - 2], k = a->dims[a->ndim - 1], n = b->dims[b->ndim - 1];
 	int64_t batches = m * n != 0 ? numel(out) / (m * n) : 0;
 	for (int64_t bi = 0; bi < batches; bi++) {
@@ -1277,10 +1584,16 @@ static void run_matmul(aclOpExecutor *x) {
 		for (int64_t i = 0; i < m; i++)
 			for (int64_t j = 0; j < n; j++) {
 				double s = 0;
-				for (int64_t p = 0; p < k; p++)
-					s += load(a->dtype, a->data + (oa + i * a->strides[a->ndim - 2] + p * a->strides[a->ndim - 1]) * sa) *
-					     load(b->dtype, b->data + (ob + p * b->strides[b->ndim - 2] + j * b->strides[b->ndim - 1]) * sb);
-				store(out->dtype, out->data + (oo + i * out->strides[out->ndim - 2] + j * out->strides[out->ndim - 1]) * so, s);
+				int64_t is = 0;
+				for (int64_t p = 0; p < k; p++) {
+					const char *pa = a->data + (oa + i * a->strides[a->ndim - 2] + p * a->strides[a->ndim - 1]) * sa;
+					const char *pb = b->data + (ob + p * b->strides[b->ndim - 2] + j * b->strides[b->ndim - 1]) * sb;
+					if (is_float(ct)) s += get_f(ct, a->dtype, pa) * get_f(ct, b->dtype, pb);
+					else is = iadd(is, imul(get_i(ct, a->dtype, pa), get_i(ct, b->dtype, pb)));
+				}
+				char *po = out->data + (oo + i * out->strides[out->ndim - 2] + j * out->strides[out->ndim - 1]) * so;
+				if (is_float(ct)) store_f(out->dtype, po, rnd(ct, s));
+				else store_i(out->dtype, po, wrap(ct, is));
 			}
 	}
 }
@@ -1288,18 +1601,26 @@ static void run_matmul(aclOpExecutor *x) {
 /* argmax along x->dim: the first largest (the first NaN), as int64 */
 static void run_argmax(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1];
-	int d = (int)x->dim;
+	int d = (int)x->dim, fl = is_float(a->dtype);
 	int64_t n = a->ndim ? a->dims[d] : 1, inner = 1, total = numel(a);
 	for (int i = d + 1; i < a->ndim; i++) inner *= a->dims[i];
 	int64_t outer = n ? total / n : 0;
 	for (int64_t o = 0; o < outer; o++) {
 		int64_t base = (o / inner) * n * inner + o % inner, best = 0;
-		double m = load(a->dtype, at(a, base));
-		for (int64_t k = 1; k < n && !isnan(m); k++) {
-			double v = load(a->dtype, at(a, base + k * inner));
-			if (isnan(v) || v > m) m = v, best = k;
+		if (fl) {
+			double m = load_f(a->dtype, at(a, base));
+			for (int64_t k = 1; k < n && !isnan(m); k++) {
+				double v = load_f(a->dtype, at(a, base + k * inner));
+				if (isnan(v) || v > m) m = v, best = k;
+			}
+		} else {
+			int64_t m = load_i(a->dtype, at(a, base));
+			for (int64_t k = 1; k < n; k++) {
+				int64_t v = load_i(a->dtype, at(a, base + k * inner));
+				if (v > m) m = v, best = k;
+			}
 		}
-		store(out->dtype, at(out, o), (double)best);
+		store_i(out->dtype, at(out, o), best);
 	}
 }
 
@@ -1312,56 +1633,35 @@ static void run_op(aclOpExecutor *x) {
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
 	}
+	int ct = x->op == OP_CAST || x->op == OP_COPY || x->op == OP_FILL || x->op == OP_ZERO ? out->dtype : compute_type(x);
 	for (int64_t i = 0; i < n; i++) {
-		double v = 0;
+		char *o = at(out, i);
+		const char *p1 = x->nt > 1 ? at_bcast(&x->t[1], out, i) : NULL, *p2 = x->nt > 2 ? at_bcast(&x->t[2], out, i) : NULL;
 		switch (x->op) {
-		case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAXIMUM: case OP_MINIMUM: {
-			double a = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), b = load(x->t[2].dtype, at_bcast(&x->t[2], out, i));
-			v = x->op == OP_ADD ? a + x->s[0] * b
-			  : x->op == OP_SUB ? a - x->s[0] * b
-			  : x->op == OP_MUL ? a * b
-			  : x->op == OP_DIV ? a / b
-			  : x->op == OP_MAXIMUM ? (isnan(a) || a > b ? a : b)
-			  : (isnan(a) || a < b ? a : b);
-			break;
+		case OP_CAST: case OP_COPY: convert(out->dtype, o, x->t[1].dtype, p1); continue;
+		case OP_FILL: /* the scalar converted to self's dtype */
+			if (is_float(x->s[0].dtype)) store_f(out->dtype, o, x->s[0].f);
+			else store_i(out->dtype, o, x->s[0].i);
+			continue;
+		case OP_ZERO: store_i(out->dtype, o, 0); continue;
+		case OP_WHERE: { /* t[1] the condition, t[2] and t[3] the choices */
+			int c = x->t[1].dtype, k = (is_float(c) ? load_f(c, p1) != 0 : load_i(c, p1) != 0) ? 2 : 3;
+			const char *p = at_bcast(&x->t[k], out, i);
+			if (is_float(ct)) store_f(out->dtype, o, get_f(ct, x->t[k].dtype, p));
+			else store_i(out->dtype, o, get_i(ct, x->t[k].dtype, p));
+			continue;
 		}
-		case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
-			double a = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), b = load(x->t[2].dtype, at_bcast(&x->t[2], out, i));
-			v = x->op == OP_EQ ? a == b : x->op == OP_NE ? a != b : x->op == OP_LT ? a < b : x->op == OP_LE ? a <= b : x->op == OP_GT ? a > b : a >= b;
-			break;
+		case OP_THRESHOLD_BACKWARD: { /* out = self > threshold ? grad : 0; t[1] grad, t[2] self */
+			int gt = is_float(ct) ? get_f(ct, x->t[2].dtype, p2) > sc_f(ct, &x->s[0])
+					      : get_i(ct, x->t[2].dtype, p2) > sc_i(ct, &x->s[0]);
+			if (gt) convert(out->dtype, o, x->t[1].dtype, p1);
+			else store_i(out->dtype, o, 0);
+			continue;
 		}
-		case OP_EQS: case OP_NES: case OP_LTS: case OP_LES: case OP_GTS: case OP_GES: {
-			double a = load(x->t[1].dtype, at(&x->t[1], i)), b = x->s[0];
-			v = x->op == OP_EQS ? a == b : x->op == OP_NES ? a != b : x->op == OP_LTS ? a < b : x->op == OP_LES ? a <= b : x->op == OP_GTS ? a > b : a >= b;
-			break;
 		}
-		case OP_WHERE:
-			v = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)) != 0 ? load(x->t[2].dtype, at_bcast(&x->t[2], out, i))
-										 : load(x->t[3].dtype, at_bcast(&x->t[3], out, i));
-			break;
-		case OP_POW:
-			v = pow(load(x->t[1].dtype, at_bcast(&x->t[1], out, i)), load(x->t[2].dtype, at_bcast(&x->t[2], out, i)));
-			break;
-		case OP_POWS: v = pow(load(x->t[1].dtype, at(&x->t[1], i)), x->s[0]); break;
-		case OP_CLAMP: {
-			double a = load(x->t[1].dtype, at(&x->t[1], i));
-			v = isnan(a) ? a : fmin(fmax(a, x->s[0]), x->s[1]);
-			break;
-		}
-		case OP_ADDS: v = load(x->t[1].dtype, at(&x->t[1], i)) + x->s[1] * x->s[0]; break;
-		case OP_MULS: v = load(x->t[1].dtype, at(&x->t[1], i)) * x->s[0]; break;
-		case OP_THRESHOLD_BACKWARD: {
-			double g = load(x->t[1].dtype, at(&x->t[1], i)), s = load(x->t[2].dtype, at(&x->t[2], i));
-			v = s > x->s[0] ? g : 0;
-			break;
-		}
-		case OP_CAST: v = load(x->t[1].dtype, at(&x->t[1], i)); break;
-		case OP_COPY: v = load(x->t[1].dtype, at_bcast(&x->t[1], out, i)); break;
-		case OP_FILL: v = x->s[0]; break;
-		case OP_ZERO: v = 0; break;
-		default: v = unary(x->op, load(x->t[1].dtype, at(&x->t[1], i)));
-		}
-		store(out->dtype, at(out, i), v);
+		if (is_compare(x->op)) store_i(out->dtype, o, cmp_elem(x, ct, p1, p2));
+		else if (is_float(ct)) store_f(out->dtype, o, rnd(ct, float_elem(x, ct, p1, p2)));
+		else store_i(out->dtype, o, wrap(ct, int_elem(x, ct, p1, p2)));
 	}
 }
 

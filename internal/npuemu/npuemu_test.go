@@ -12,7 +12,8 @@ import (
 // TestEmulatorEnforcesCANNRules builds the emulator and a C program that
 // calls its symbols directly and checks each rule it claims: a context per
 // thread, aligned and in-bounds tensors in elements, single-use
-// executors, no implicit synchronisation, the error codes, the counters.
+// executors, no implicit synchronisation, the error codes, the counters,
+// and arithmetic exact per dtype (integer extremes wrap, casts round).
 func TestEmulatorEnforcesCANNRules(t *testing.T) {
 	dir := t.TempDir()
 	if err := Build(dir, []string{"libascendcl.so"}); err != nil {
