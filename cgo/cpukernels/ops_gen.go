@@ -106,6 +106,7 @@ const (
 	OpLerp              = C.MT_LERP
 	OpMaskedFill        = C.MT_MASKED_FILL
 	OpThresholdBackward = C.MT_THRESHOLD_BACKWARD
+	OpRoundDecimals     = C.MT_ROUND_DECIMALS
 	OpDivTrunc          = C.MT_DIV_TRUNC
 	OpDivFloor          = C.MT_DIV_FLOOR
 	OpGeluTanh          = C.MT_GELU_TANH
@@ -237,6 +238,7 @@ var CEnums = map[string]int{
 	"MT_LERP":                C.MT_LERP,
 	"MT_MASKED_FILL":         C.MT_MASKED_FILL,
 	"MT_THRESHOLD_BACKWARD":  C.MT_THRESHOLD_BACKWARD,
+	"MT_ROUND_DECIMALS":      C.MT_ROUND_DECIMALS,
 	"MT_DIV_TRUNC":           C.MT_DIV_TRUNC,
 	"MT_DIV_FLOOR":           C.MT_DIV_FLOOR,
 	"MT_GELU_TANH":           C.MT_GELU_TANH,

@@ -171,7 +171,7 @@ var Ops = []Op{
 	{ID: "Trunc", Name: "trunc", Kind: Unary, Rule: Same, NoBool: true, Float: "G(trunc, x)", Forms: unary("Trunc", "returns t rounded toward zero")},
 	{ID: "Frac", Name: "frac", Kind: Unary, Rule: FloatOnly, Float: "G(mt_frac, x)", Forms: unary("Frac", "returns t - trunc(t)")},
 	{ID: "Clamp", Name: "clamp", Attrs: "Scalars[0] min, Scalars[1] max; Mode: ClampMin|ClampMax bits", Kind: Unary, Rule: Same, NoBool: true,
-		Float: "ISNAN(x) ? x : (x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x)", Int: "(x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x)"},
+		Float: "ISNAN(x) ? x : ISNAN(c0) ? c0 : ISNAN(c1) ? c1 : (x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x)", Int: "(x < c0 ? c0 : x) > c1 ? c1 : (x < c0 ? c0 : x)"},
 	{ID: "IsNan", Name: "isnan", Kind: Unary, Rule: ToBool, Float: "ISNAN(x)", Int: "0 * x", Bool: "0 * x",
 		Forms: []Form{{Go: "IsNan", Doc: "returns whether each element is NaN", Has: "t out"}}},
 	{ID: "IsInf", Name: "isinf", Kind: Unary, Rule: ToBool, Float: "isinf(x) != 0", Int: "0 * x", Bool: "0 * x",
@@ -246,6 +246,14 @@ var Ops = []Op{
 	{ID: "Topk", Name: "topk", Attrs: "Ints[0] k; Dim; KeepDim: largest; Mode 1: sorted"},
 	{ID: "Unique", Name: "unique", Attrs: "Mode bits: sorted, return_inverse, return_counts"},
 	{ID: "Searchsorted", Name: "searchsorted", Attrs: "In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64"},
+
+	// Appended after the ops above so that their IDs stay as they were.
+	{ID: "RoundDecimals", Name: "round", Attrs: "Scalars[0] 10^|decimals|, Scalars[1] 1 when decimals < 0 (else 0)",
+		Section: "Pointwise ops appended later.", Kind: Unary, Rule: FloatOnly,
+		// PyTorch's round_decimals_kernel, in the compute type (float for
+		// float32, float16 and bfloat16; double for float64), c0 the power
+		// of ten computed in double and converted to it.
+		Float: "c1 != 0 ? G(nearbyint, x / c0) * c0 : G(nearbyint, x * c0) / c0", CAttrs: []int{0, 1}},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).

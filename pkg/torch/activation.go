@@ -32,7 +32,8 @@ func (t *Tensor) Softplus(beta, threshold float64) *Tensor {
 	return unary(kernel.OpSoftplus, t, 0, kernel.FloatScalar(beta), kernel.FloatScalar(threshold))
 }
 
-// Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN.
+// Clamp limits t to [lo, hi]; a nil bound is absent. NaN stays NaN, and a
+// NaN bound gives NaN everywhere (PyTorch 2.x).
 func (t *Tensor) Clamp(lo, hi any) *Tensor { return t.clampWith(unary, "clamp", lo, hi) }
 
 // Clamp_ is Clamp in place; it returns t (carrying the error of a failure).

@@ -116,17 +116,15 @@ func (t *Tensor) copyAcross(src *Tensor) *Tensor {
 }
 
 // emptyLayout makes an uninitialised tensor shaped like t with dtype dt on
-// dev: t's strides when t is dense (PyTorch's preserve_format), else contiguous.
+// dev, laid out as PyTorch's empty_like with preserve_format (which clone
+// and to(dtype) use): t's strides when t is dense, else dense strides in
+// t's memory order (likeStrides).
 func (t *Tensor) emptyLayout(dt DType, dev Device) *Tensor {
 	m, err := kernel.Allocate(dev, t.Numel()*dt.ItemSize())
 	if err != nil {
 		return t.fail("empty_like", err)
 	}
-	out := newTensor(newStorage(m), dt, t.shape, t.strides, 0)
-	if !kernel.IsNonOverlappingAndDense(t.shape, t.strides) {
-		kernel.ContiguousStrides(out.shape, out.strides)
-	}
-	return out
+	return newTensor(newStorage(m), dt, t.shape, likeStrides(t), 0)
 }
 
 // Clone returns a copy of t with its own storage (laid out as t when t is

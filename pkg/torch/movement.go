@@ -168,9 +168,25 @@ func Stack(ts []*Tensor, dim int) *Tensor {
 			return failed(t.opError("stack", kernel.ErrShape, "stack expects each tensor to be equal size, but got %s at "+
 				"entry 0 and %s at entry %d", kernel.ShapeString(ts[0].shape), kernel.ShapeString(t.shape), i))
 		}
-		us[i] = t.Unsqueeze(d)
 	}
-	return Cat(us, d)
+	// PyTorch records StackBackward0, whose gradient of input i is the
+	// gradient's slice i along dim (cast back to the input's dtype).
+	return composite("StackBackward0", ts, func(in []*Tensor) *Tensor {
+		for i, t := range in {
+			us[i] = t.Unsqueeze(d)
+		}
+		return Cat(us, d)
+	}, func(*Tensor) backwardFn {
+		return func(g *Tensor, need []bool, _ bool) []*Tensor {
+			out := make([]*Tensor, len(ts))
+			for i, t := range ts {
+				if need[i] {
+					out[i] = fitGrad(g.Select(d, i), t)
+				}
+			}
+			return out
+		}
+	})
 }
 
 // HStack concatenates along dim 1 (dim 0 for 1-D tensors).
@@ -667,9 +683,26 @@ func (t *Tensor) index(index *Tensor) *Tensor {
 
 // Sort sorts along dim (stably: equal elements keep their order; NaN sorts
 // as the largest value) and returns the values and their int64 indices.
+// torch.sort's default is stable=False, whose order of equal elements
+// PyTorch leaves unspecified: SortStable(dim, descending, false) gives
+// the order of PyTorch's CPU kernel.
 func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
+	return t.SortStable(dim, descending, true)
+}
+
+// SortStable is torch.sort(t, dim, descending, stable=stable). Stable:
+// equal elements keep their order (PyTorch's std::stable_sort). Unstable:
+// the order of PyTorch 1.13's CPU kernel, libstdc++'s std::sort of (value,
+// index) pairs, replayed step by step, so that equal elements end where
+// they end in PyTorch on the CPU (in index order for rows of up to 16
+// elements; PyTorch promises no order there, and other devices give
+// others). NaN sorts as the largest value either way.
+func (t *Tensor) SortStable(dim int, descending, stable bool) (values, indices *Tensor) {
 	values, indices = runOp2(kernel.OpSort, func(c *kernel.Call) error {
 		c.KeepDim = descending
+		if stable {
+			c.Mode = 1
+		}
 		return withDim(dim, t.Dim())(c)
 	}, t)
 	if values.err == nil && recording(t) {
@@ -678,9 +711,16 @@ func (t *Tensor) Sort(dim int, descending bool) (values, indices *Tensor) {
 	return values, indices
 }
 
-// Argsort returns the indices that sort t along dim.
+// Argsort returns the indices that sort t along dim (stably).
 func (t *Tensor) Argsort(dim int, descending bool) *Tensor {
 	_, idx := t.Sort(dim, descending)
+	return idx
+}
+
+// ArgsortStable is torch.argsort(t, dim, descending, stable=stable): the
+// indices of SortStable.
+func (t *Tensor) ArgsortStable(dim int, descending, stable bool) *Tensor {
+	_, idx := t.SortStable(dim, descending, stable)
 	return idx
 }
 

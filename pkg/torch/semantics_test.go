@@ -128,7 +128,30 @@ var messageCases = map[string]func(dev string) *torch.Tensor{
 	"argmin_bool":             func(d string) *torch.Tensor { return bools(d, true, false).Argmin() },
 	"argmax_bool_dim":         func(d string) *torch.Tensor { return bools(d, true, false).Reshape(1, 2).ArgmaxDim(1, false) },
 	"argmax_bool_empty":       func(d string) *torch.Tensor { return on(d, []bool{}).Argmax() },
+	"amax_empty":              func(d string) *torch.Tensor { return emptyOn(d, 0).Amax() },
+	"amin_empty_2d":           func(d string) *torch.Tensor { return emptyOn(d, 3, 0).Amin() },
+	"amax_empty_dims":         func(d string) *torch.Tensor { return emptyOn(d, 0, 3).Amax(0, 1) },
+	"max_empty":               func(d string) *torch.Tensor { return emptyOn(d, 0).Max() },
+	"max_dim_empty":           func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).MaxDim(0, false)) },
+	"min_dim_empty":           func(d string) *torch.Tensor { return first(emptyOn(d, 2, 0).MinDim(1, false)) },
+	"argmin_empty":            func(d string) *torch.Tensor { return emptyOn(d, 0, 3).Argmin() },
+	"argmax_dim_empty":        func(d string) *torch.Tensor { return emptyOn(d, 0, 3).ArgmaxDim(0, false) },
+	"aminmax_empty":           func(d string) *torch.Tensor { return first(emptyOn(d, 0).Aminmax(nil, false)) },
+	"median_dim_empty":        func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).MedianDim(0, false)) },
+	"kthvalue_empty":          func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).Kthvalue(1, 0, false)) },
+	"mode_empty":              func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).Mode(0, false)) },
+	"topk_empty":              func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).Topk(1, 0, true)) },
+	"norm_inf_empty":          func(d string) *torch.Tensor { return emptyOn(d, 0).Norm(math.Inf(1)) },
+	"norm_ninf_empty":         func(d string) *torch.Tensor { return emptyOn(d, 0).Norm(math.Inf(-1)) },
+	"norm_neg_empty_dim":      func(d string) *torch.Tensor { return emptyOn(d, 0, 3).Norm(-1, 0) },
+	"round_decimals_long":     func(d string) *torch.Tensor { return int64s(d, 1, 2).RoundDecimals(2) },
+	"round_decimals_long_0":   func(d string) *torch.Tensor { return int64s(d, 1, 2).RoundDecimals(0) },
+	"round_decimals_bool":     func(d string) *torch.Tensor { return bools(d, true).RoundDecimals(-1) },
+	"round_bool":              func(d string) *torch.Tensor { return bools(d, true).Round() },
 }
+
+// first is the first of two results.
+func first(a, _ *torch.Tensor) *torch.Tensor { return a }
 
 // Every argument check of semantics.py fails with PyTorch's message, on
 // the CPU and on the meta device.
@@ -176,6 +199,11 @@ var acceptedCases = map[string]func(dev string) *torch.Tensor{
 	},
 	"pow_int_float_neg": func(d string) *torch.Tensor { return int64s(d, 1, 2).PowScalar(-1.0) },
 	"pow_int_zero":      func(d string) *torch.Tensor { return int64s(d, 1, 2).PowScalar(0) },
+	"norm_empty_2":      func(d string) *torch.Tensor { return emptyOn(d, 0).Norm(2) },
+	"norm_inf_empty_kept_dim": func(d string) *torch.Tensor {
+		return emptyOn(d, 0, 3).Norm(math.Inf(1), 1)
+	},
+	"max_dim_empty_other_dim": func(d string) *torch.Tensor { return first(emptyOn(d, 0, 3).MaxDim(1, false)) },
 }
 
 // The calls PyTorch accepts beside the refused ones give its values (on
@@ -262,9 +290,19 @@ var semGradCases = map[string]struct {
 	"bce_logits_zero_sum_pos_weight": {func(in ...*torch.Tensor) *torch.Tensor {
 		return nn.BCEWithLogits(in[0], f64([]float64{1, 0.5, 0}), nn.WithReduction(nn.Sum), nn.WithPosWeight(f64([]float64{2, 3, 0.5})))
 	}, true},
+	"stack_dim1":    {func(in ...*torch.Tensor) *torch.Tensor { return weighted(stack3(in[0], 1)) }, true},
+	"stack_dim_neg": {func(in ...*torch.Tensor) *torch.Tensor { return weighted(stack3(in[0], -1)) }, true},
+	"clamp_nan_bound": {func(in ...*torch.Tensor) *torch.Tensor {
+		return in[0].Clamp(math.NaN(), 1.0).NanToNum(0, nil, nil).Mul(weights(in[0].Shape())).Sum()
+	}, false},
 	"bce_logits_zero_weight": {func(in ...*torch.Tensor) *torch.Tensor {
 		return nn.BCEWithLogits(in[0], f64([]float64{0, 1, 1, 0}, 2, 2), nn.WithWeight(f64([]float64{0.5, 2})))
 	}, true},
+}
+
+// stack3 is semantics.py's torch.stack([x, x * 2, x.exp()], dim).
+func stack3(x *torch.Tensor, dim int) *torch.Tensor {
+	return torch.Stack([]*torch.Tensor{x, x.MulScalar(2), x.Exp()}, dim)
 }
 
 func f64(v []float64, shape ...int) *torch.Tensor {
@@ -394,6 +432,13 @@ var gradFnCases = map[string]func(x, m, v, s *torch.Tensor) *torch.Tensor{
 	"prod_dim":   func(x, m, v, s *torch.Tensor) *torch.Tensor { return x.Prod(1) },
 	"std":        func(x, m, v, s *torch.Tensor) *torch.Tensor { return x.Std() },
 	"var":        func(x, m, v, s *torch.Tensor) *torch.Tensor { return x.Var() },
+	"stack":      func(x, m, v, s *torch.Tensor) *torch.Tensor { return torch.Stack([]*torch.Tensor{m, m}, 1) },
+	"stack_0":    func(x, m, v, s *torch.Tensor) *torch.Tensor { return torch.Stack([]*torch.Tensor{v, v, v}, 0) },
+	"round_decimals": func(x, m, v, s *torch.Tensor) *torch.Tensor {
+		return x.RoundDecimals(2)
+	},
+	"round_decimals_neg": func(x, m, v, s *torch.Tensor) *torch.Tensor { return x.RoundDecimals(-1) },
+	"round_decimals_0":   func(x, m, v, s *torch.Tensor) *torch.Tensor { return x.RoundDecimals(0) },
 }
 
 // piece returns the i-th of pieces, or a failed tensor.

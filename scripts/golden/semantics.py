@@ -9,6 +9,12 @@ same tensors and applies the same ops.
 The std gradient at a constant slice is 0 in this PyTorch 1.13 as in 2.x
 (std_backward masks result == 0), so every value here is 1.13's own.
 
+Later items: reductions without an identity refuse empty inputs; NaN,
+infinities, -0, integer overflow and empty inputs in reductions, sort and
+topk; clamp with NaN bounds (2.x's NaN fill, see VALUES); torch.sort with
+stable=False and True; round(decimals=n); the strides of clone,
+contiguous and to(dtype) of non-dense inputs; stack's StackBackward0.
+
 Run with Debian's python3-torch (PyTorch 1.13): make golden.
 Writes testdata/semantics.json.
 """
@@ -74,6 +80,30 @@ MESSAGES = {
     "argmin_bool": "torch.tensor([True, False]).argmin()",
     "argmax_bool_dim": "torch.tensor([[True, False]]).argmax(1)",
     "argmax_bool_empty": "torch.tensor([], dtype=torch.bool).argmax()",
+    # Reductions without an identity refuse empty slices.
+    "amax_empty": "torch.tensor([]).amax()",
+    "amin_empty_2d": "torch.zeros(3, 0).amin()",
+    "amax_empty_dims": "torch.zeros(0, 3).amax((0, 1))",
+    "max_empty": "torch.tensor([]).max()",
+    "max_dim_empty": "torch.zeros(0, 3).max(0)",
+    "min_dim_empty": "torch.zeros(2, 0).min(1)",
+    "argmin_empty": "torch.zeros(0, 3).argmin()",
+    "argmax_dim_empty": "torch.zeros(0, 3).argmax(0)",
+    "aminmax_empty": "torch.aminmax(torch.tensor([]))",
+    "median_dim_empty": "torch.zeros(0, 3).median(0)",
+    "kthvalue_empty": "torch.zeros(0, 3).kthvalue(1, 0)",
+    "mode_empty": "torch.zeros(0, 3).mode(0)",
+    "topk_empty": "torch.zeros(0, 3).topk(1, 0)",
+    # 1.13's torch.norm returns 0 for these, its linalg.vector_norm refuses
+    # them; 2.x's torch.norm is linalg.vector_norm, whose messages these are.
+    "norm_inf_empty": "torch.linalg.vector_norm(torch.tensor([]), float('inf'))",
+    "norm_ninf_empty": "torch.linalg.vector_norm(torch.tensor([]), float('-inf'))",
+    "norm_neg_empty_dim": "torch.linalg.vector_norm(torch.zeros(0, 3), -1, 0)",
+    # round with decimals: floating dtypes only.
+    "round_decimals_long": "torch.round(torch.tensor([1, 2]), decimals=2)",
+    "round_decimals_long_0": "torch.round(torch.tensor([1, 2]), decimals=0)",
+    "round_decimals_bool": "torch.round(torch.tensor([True]), decimals=-1)",
+    "round_bool": "torch.round(torch.tensor([True]))",
 }
 
 # Calls that PyTorch accepts next to the refused ones above, with their values.
@@ -87,6 +117,9 @@ ACCEPTED = {
     "pow_int_tensor_neg": "torch.tensor([1, -1, -1, 0, 2, -2]).pow(torch.tensor([-1, -1, -2, -1, -1, -3]))",
     "pow_int_float_neg": "torch.tensor([1, 2]).pow(-1.0)",
     "pow_int_zero": "torch.tensor([1, 2]).pow(0)",
+    "norm_empty_2": "torch.tensor([]).norm()",
+    "norm_inf_empty_kept_dim": "torch.zeros(0, 3).norm(float('inf'), 1)",
+    "max_dim_empty_other_dim": "torch.zeros(0, 3).max(1)[0]",
 }
 
 
@@ -144,6 +177,25 @@ def bce_case(logits, target, **kw):
     return case
 
 
+def stack_case(values, dim):
+    def case():
+        x = leaf(values)
+        y = torch.stack([x, x * 2, x.exp()], dim)
+        return [x], (y * weights(y.numel()).reshape(y.shape)).sum()
+    return case
+
+
+def clamp_nan_case(values):
+    # clamp with a NaN bound: every element is NaN (PyTorch 2.x for one
+    # bound too), and the gradient 0; 1.13 fills NaN when both bounds are
+    # given. The loss sums the gradient-carrying product with 0 weights.
+    def case():
+        x = leaf(values)
+        y = x.clamp(float("nan"), 1.)
+        return [x], (y.nan_to_num(0.) * weights(y.numel())).sum()
+    return case
+
+
 GRADS = {
     "prod_all_one_zero": prod_case([[2., 0., 3.], [4., 5., -1.]]),
     "prod_all_two_zeros": prod_case([[2., 0., 3.], [0., 5., -1.]]),
@@ -161,6 +213,9 @@ GRADS = {
     "bce_logits_zero_none": bce_case([0., -0., 2., -3.], [1., 0., 0.25, 1.], reduction="none"),
     "bce_logits_zero_sum_pos_weight": bce_case([0., 0., -1.], [1., 0.5, 0.], reduction="sum", pos_weight=[2., 3., 0.5]),
     "bce_logits_zero_weight": bce_case([[0., 4.], [0., -4.]], [[0., 1.], [1., 0.]], weight=[0.5, 2.]),
+    "stack_dim1": stack_case([[1., 2., 3.], [4., 5., 6.]], 1),
+    "stack_dim_neg": stack_case([[1., 2.], [3., 4.]], -1),
+    "clamp_nan_bound": clamp_nan_case([1., -2., 3.]),
 }
 
 
@@ -196,6 +251,9 @@ GRAD_FNS = {
     "mul": "x * x", "mul_scalar": "x * 2", "div": "x / x", "div_scalar": "x / 2", "exp": "x.exp()",
     "contiguous": "x.transpose(0, 1).contiguous()",
     "prod": "x.prod()", "prod_dim": "x.prod(1)", "std": "x.std()", "var": "x.var()",
+    "stack": "torch.stack([m, m], 1)", "stack_0": "torch.stack([v, v, v])",
+    "round_decimals": "x.round(decimals=2)", "round_decimals_neg": "x.round(decimals=-1)",
+    "round_decimals_0": "x.round(decimals=0)",
 }
 
 
@@ -266,6 +324,187 @@ def masked_fill():
     return out
 
 
+def enc_special(t):
+    """A tensor whose values may be NaN, infinite or -0: those as strings."""
+    t = t.detach()
+    vals = t.double().reshape(-1).tolist() if t.dtype.is_floating_point else t.long().reshape(-1).tolist()
+
+    def enc(v):
+        if isinstance(v, float):
+            if math.isnan(v):
+                return "nan"
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            if v == 0 and math.copysign(1, v) < 0:
+                return "-0"
+        return v
+    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "data": [enc(v) for v in vals]}
+
+
+# Item 8: values where NaN, infinities, the sign of zero, integer overflow
+# and empty inputs matter. Each expression's result is a tensor or a
+# (values, indices) pair.
+NAN, INF, NZ = "float('nan')", "float('inf')", "-0."
+VALUES = {
+    # clamp with a NaN bound gives NaN everywhere: 1.13 with both bounds
+    # and with clamp_min/clamp_max; 2.x (pytorch/pytorch#172067) for
+    # clamp(min=nan) and clamp(max=nan) too, which the Go twins call.
+    "clamp_nan_min_both": f"torch.tensor([1., 2., {NAN}, -1.]).clamp({NAN}, 1.)",
+    "clamp_nan_max_both": f"torch.tensor([1., 2., {NAN}, -1.]).clamp(0., {NAN})",
+    "clamp_nan_min_only": f"torch.tensor([1., 2., {NAN}, -1.]).clamp_min({NAN})",
+    "clamp_nan_max_only": f"torch.tensor([1., 2., {NAN}, -1.]).clamp_max({NAN})",
+    "clamp_nan_long": f"torch.tensor([1, 2]).clamp({NAN}, 1.)",
+    "clamp_nan_double": f"torch.tensor([1., 2.], dtype=torch.float64).clamp(0, {NAN})",
+    "clamp_tensor_nan": f"torch.tensor([1., 2., 5.]).clamp(torch.tensor([{NAN}, 0., 0.]), torch.tensor([3., {NAN}, 4.]))",
+    "clamp_zero": f"torch.tensor([{NZ}, 0.]).clamp(min=0.)",
+    # NaN is the largest value for sort and topk, and wins max, min, argmax.
+    "max_nan": f"torch.tensor([1., {NAN}, 3.]).amax()",
+    "min_nan": f"torch.tensor([1., {NAN}, -3.]).amin()",
+    "max_all_nan": f"torch.tensor([1., {NAN}, 3.]).max()",
+    "maxdim_nan": f"torch.tensor([[1., {NAN}, 3., {NAN}]]).max(1)",
+    "mindim_nan": f"torch.tensor([[1., {NAN}, -3., {NAN}]]).min(1)",
+    "argmax_nan": f"torch.tensor([1., {NAN}, 3., {NAN}]).argmax()",
+    "argmin_nan": f"torch.tensor([1., {NAN}, -3., {NAN}]).argmin()",
+    "argmax_inf": f"torch.tensor([1., {INF}, 3., {INF}]).argmax()",
+    "sort_nan": f"torch.tensor([{NAN}, 1., -{INF}, {NAN}, {INF}, 0.]).sort()",
+    "sort_nan_desc": f"torch.tensor([{NAN}, 1., -{INF}, {NAN}, {INF}, 0.]).sort(descending=True)",
+    "topk_nan": f"torch.tensor([{NAN}, 1., -{INF}, {NAN}, {INF}, 0.]).topk(3)",
+    "topk_nan_smallest": f"torch.tensor([{NAN}, 1., -{INF}, {NAN}, {INF}, 0.]).topk(3, largest=False)",
+    "median_nan": f"torch.tensor([1., {NAN}, 3.]).median()",
+    "kthvalue_nan": f"torch.tensor([1., {NAN}, 3.]).kthvalue(3)",
+    "cummax_nan": f"torch.tensor([1., {NAN}, 3.]).cummax(0)",
+    "unique_nan": f"torch.unique(torch.tensor([{NAN}, 1., {NAN}]))",
+    "logsumexp_inf": f"torch.tensor([{INF}, {INF}]).logsumexp(0)",
+    "logsumexp_ninf": f"torch.tensor([-{INF}, -{INF}]).logsumexp(0)",
+    # The sign of zero: the first of equal values for reductions along a
+    # dim and for amax/amin of few elements; -0 and 0 are equal in a sort.
+    "maxdim_zero": f"torch.tensor([[{NZ}, 0.]]).max(1)",
+    "mindim_zero": f"torch.tensor([[0., {NZ}]]).min(1)",
+    "amax_zero": f"torch.tensor([{NZ}, 0.]).amax()",
+    "amin_zero": f"torch.tensor([0., {NZ}]).amin()",
+    "argmax_zero": f"torch.tensor([{NZ}, 0.]).argmax()",
+    "sort_zero": f"torch.tensor([0., {NZ}, 0., {NZ}]).sort(stable=True)",
+    "maximum_zero": f"torch.maximum(torch.tensor([{NZ}, 0.]), torch.tensor([0., {NZ}]))",
+    "minimum_zero": f"torch.minimum(torch.tensor([{NZ}, 0.]), torch.tensor([0., {NZ}]))",
+    "sum_negzero": f"torch.tensor([{NZ}, {NZ}]).sum()",
+    "prod_negzero": f"torch.tensor([{NZ}, 1.]).prod()",
+    "cumsum_negzero": f"torch.tensor([{NZ}, {NZ}]).cumsum(0)",
+    "relu_negzero": f"torch.tensor([{NZ}]).relu()",
+    "round_negzero": "torch.tensor([-0.4, -0.5, 0.5, 1.5, 2.5]).round()",
+    "mode_zero": f"torch.tensor([0., {NZ}, {NZ}]).mode()",
+    # Integer overflow wraps; integer sums and cumulative sums are int64.
+    "sum_int64_wraps": "torch.tensor([2**62, 2**62, 2**62]).sum()",
+    "prod_int64_wraps": "torch.tensor([2**40, 2**40]).prod()",
+    "cumsum_int64_wraps": "torch.tensor([2**62, 2**62]).cumsum(0)",
+    "sum_int8": "torch.tensor([100, 100], dtype=torch.int8).sum()",
+    "sum_uint8": "torch.tensor([200, 200], dtype=torch.uint8).sum()",
+    "prod_int32": "torch.tensor([2**20, 2**20], dtype=torch.int32).prod()",
+    "cumsum_int8": "torch.tensor([100, 100], dtype=torch.int8).cumsum(0)",
+    "cumprod_int8": "torch.tensor([100, 100], dtype=torch.int8).cumprod(0)",
+    "sum_int8_as_int8": "torch.tensor([100, 100], dtype=torch.int8).sum(dtype=torch.int8)",
+    "arange_int8_wraps": "torch.arange(0, 300, 100, dtype=torch.int8)",
+    # Empty inputs to reductions with an identity.
+    "sum_empty": "torch.tensor([]).sum()",
+    "prod_empty": "torch.tensor([]).prod()",
+    "mean_empty": "torch.tensor([]).mean()",
+    "std_empty": "torch.tensor([]).std()",
+    "var_empty": "torch.tensor([]).var()",
+    "logsumexp_empty": "torch.tensor([]).logsumexp(0)",
+    "all_empty": "torch.tensor([]).all()",
+    "any_empty": "torch.tensor([]).any()",
+    "median_empty": "torch.tensor([]).median()",
+    "mean_empty_dim": "torch.zeros(0, 3).mean(0)",
+    "std_one": "torch.tensor([1.]).std()",
+}
+
+
+def values():
+    out = []
+    for name, expr in VALUES.items():
+        r = eval(expr)
+        rs = [r] if isinstance(r, torch.Tensor) else list(r)
+        out.append({"name": name, "expr": expr, "out": [enc_special(x) for x in rs]})
+    return out
+
+
+# Item 9: torch.sort with stable=True and stable=False (std::sort on the
+# CPU) on rows with ties, NaN included, and torch.argsort.
+def sorts():
+    g = torch.Generator().manual_seed(3)
+    out = []
+    for n in [10, 17, 40, 200]:
+        for kind in ["float", "long", "nan"]:
+            x = torch.randint(0, 4, (2, n), generator=g)
+            if kind != "long":
+                x = x.float()
+            if kind == "nan":
+                x[torch.rand(2, n, generator=g) < 0.2] = float("nan")
+            for desc in [False, True]:
+                for stable in [False, True]:
+                    v, i = torch.sort(x, dim=1, descending=desc, stable=stable)
+                    out.append({"input": enc_special(x), "descending": desc, "stable": stable,
+                                "values": enc_special(v), "indices": enc_special(i)})
+    return out
+
+
+# Item 10: round(decimals=n): PyTorch's kernel, nearbyint(x * 10^n) / 10^n
+# (x / 10^-n then * 10^-n for n < 0) in float for float32, in double for
+# float64. 1.13 has no float16 kernel for it, and its bfloat16 one computes
+# in bfloat16 (10^n and every step rounded to bfloat16: round(-0.05, 1) is
+# -0); 2.x's computes both in float (opmath), as the formula below.
+ROUND_X = [1.2345, -2.5, 0.125, 0.375, 1e30, -0.001, 2.675, 1234.5678, -1234.5678, 0.5, 1.5, -0.05, 3e-5,
+           float("nan"), float("inf"), float("-inf"), -0.]
+
+
+def rounds():
+    out = []
+    for dt in [torch.float32, torch.float64, torch.bfloat16, torch.float16]:
+        x = torch.tensor(ROUND_X, dtype=dt)
+        for d in [0, 1, 2, 3, 5, -1, -2, -4, 38, 39, 40, -39, 300, 400, -400]:
+            if dt in (torch.float16, torch.bfloat16):
+                p = torch.tensor(10.0 ** abs(d) if abs(d) <= 308 else float("inf"), dtype=torch.float32)
+                xf = x.float()
+                y = (torch.round(xf / p) * p if d < 0 else torch.round(xf * p) / p).to(dt)
+            else:
+                y = torch.round(x, decimals=d)
+            out.append({"dtype": str(dt).replace("torch.", ""), "decimals": d, "input": enc_special(x),
+                        "out": enc_special(y)})
+    x = torch.tensor([1.2345, 2.5], requires_grad=True)
+    y = x.round(decimals=2)
+    (y * torch.tensor([1., 2.])).sum().backward()
+    out.append({"grad_fn": y.grad_fn.name(), "grad": enc_special(x.grad)})
+    return out
+
+
+# Item 11: clone, contiguous and to(dtype) of dense and non-dense inputs:
+# their strides (clone and to keep a dense input's strides, else dense ones
+# in its memory order, as empty_like with preserve_format) and values.
+STRIDED_INPUTS = {
+    "expanded": lambda: torch.arange(3.).expand(2, 3),
+    "expanded_mid": lambda: torch.arange(6.).reshape(2, 1, 3).expand(2, 4, 3),
+    "overlapping": lambda: torch.arange(6.).as_strided((3, 3), (1, 1)),
+    "overlapping_transposed": lambda: torch.arange(10.).as_strided((2, 3), (2, 3)),
+    "sliced": lambda: torch.arange(24.).reshape(4, 6)[:, ::2],
+    "sliced_rows": lambda: torch.arange(24.).reshape(4, 6)[::2],
+    "transposed_sliced": lambda: torch.arange(24.).reshape(4, 6).t()[::2],
+    "permuted_sliced": lambda: torch.arange(120.).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)[:, ::2],
+    "transposed": lambda: torch.arange(12.).reshape(4, 3).t(),
+    "expanded_transposed": lambda: torch.arange(3.).reshape(3, 1).expand(3, 2).t(),
+    "size1_zero_stride": lambda: torch.arange(3.).as_strided((3, 1), (1, 0)),
+}
+
+
+def strided():
+    out = []
+    for name, make in STRIDED_INPUTS.items():
+        x = make()
+        for op, f in [("clone", lambda x: x.clone()), ("contiguous", lambda x: x.contiguous()),
+                      ("to_float64", lambda x: x.double())]:
+            r = f(x)
+            out.append({"input": name, "op": op, "strides": list(r.stride()), "out": enc_tensor(r)})
+    return out
+
+
 def main():
     torch.manual_seed(0)
     data = {
@@ -276,6 +515,10 @@ def main():
         "grad_fns": grad_fns(),
         "like": like(),
         "masked_fill": masked_fill(),
+        "values": values(),
+        "sorts": sorts(),
+        "rounds": rounds(),
+        "strided": strided(),
     }
     with open(OUT, "w") as f:
         json.dump(data, f, indent=1)

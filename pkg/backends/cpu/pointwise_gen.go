@@ -107,6 +107,7 @@ var cPointwise = []kernel.OpID{
 	kernel.OpLerp,
 	kernel.OpMaskedFill,
 	kernel.OpThresholdBackward,
+	kernel.OpRoundDecimals,
 }
 
 // cOp is the C engine's op for a call's op and mode: the op ID, or a
@@ -244,6 +245,7 @@ var cInputs = [kernel.NumOps]int8{
 	kernel.OpLerp:              2,
 	kernel.OpMaskedFill:        2,
 	kernel.OpThresholdBackward: 2,
+	kernel.OpRoundDecimals:     1,
 }
 
 // cAttrs lists, per op, the call's scalars that become the C attributes c0, c1, ...
@@ -259,4 +261,5 @@ var cAttrs = [kernel.NumOps][]int{
 	kernel.OpNanToNum:          {0, 1, 2},
 	kernel.OpMaskedFill:        {0},
 	kernel.OpThresholdBackward: {0},
+	kernel.OpRoundDecimals:     {0, 1},
 }

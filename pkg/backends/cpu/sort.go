@@ -74,10 +74,16 @@ func compareKeys(k *keys, a int64, l *keys, b int64) int {
 	return 0
 }
 
-// sortKernel is sort (KeepDim: descending) and topk (Ints[0] = k, KeepDim:
-// largest): each row along c.Dim is ordered and its first k (all, for
-// sort) values and indices are written. sort is stable (torch.sort with
-// stable=True); topk orders as PyTorch's CPU kernel (topkOrder).
+// sortKernel is sort (KeepDim: descending; Mode 1: stable) and topk
+// (Ints[0] = k, KeepDim: largest): each row along c.Dim is ordered and its
+// first k (all, for sort) values and indices are written. A stable sort
+// keeps equal elements in index order (torch.sort with stable=True, an
+// std::stable_sort in PyTorch); an unstable one is PyTorch 1.13's CPU
+// kernel with stable=False, libstdc++'s std::sort of (value, index) pairs
+// (stl.sort), so that equal elements end where they end in PyTorch: in
+// index order for rows of up to 16 elements (insertion sort), in the order
+// introsort's partitions leave them beyond. topk orders as PyTorch's CPU
+// kernel (topkOrder).
 func sortKernel(c *kernel.Call) error {
 	in, vals, idxs := &c.In[0], &c.Out[0], &c.Out[1]
 	desc := c.KeepDim
@@ -109,9 +115,12 @@ func sortKernel(c *kernel.Call) error {
 			for j := range order {
 				order[j] = int64(j)
 			}
-			if c.Op == kernel.OpTopk {
+			switch {
+			case c.Op == kernel.OpTopk:
 				topkOrder(order, k, before)
-			} else {
+			case c.Mode&1 == 0: // unstable: std::sort, as PyTorch's CPU kernel
+				stl{order, before}.sort(0, len(order))
+			default:
 				slices.SortStableFunc(order, func(a, b int64) int {
 					if desc {
 						return ks.compare(b, a)

@@ -175,6 +175,9 @@ const (
 	OpUnique        // unique: Mode bits: sorted, return_inverse, return_counts
 	OpSearchsorted  // searchsorted: In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64
 
+	// Pointwise ops appended later.
+	OpRoundDecimals // round: Scalars[0] 10^|decimals|, Scalars[1] 1 when decimals < 0 (else 0)
+
 	// NumOps is the number of op IDs.
 	NumOps
 )
@@ -330,4 +333,5 @@ var opNames = [NumOps]string{
 	OpTopk:               "topk",
 	OpUnique:             "unique",
 	OpSearchsorted:       "searchsorted",
+	OpRoundDecimals:      "round",
 }

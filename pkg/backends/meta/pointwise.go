@@ -265,6 +265,10 @@ func unsupported(c *kernel.Call, d dtype.DType) error {
 		name = "clamp_scalar_cpu"
 	case c.Op == kernel.OpClampTensor:
 		name = "clamp_cpu"
+	case c.Op == kernel.OpRound, c.Op == kernel.OpRoundDecimals && c.Scalars[0].Float() == 1:
+		name = "round_vml_cpu" // round, and round with decimals=0, which PyTorch runs as round
+	case c.Op == kernel.OpRoundDecimals:
+		name = "round_cpu"
 	case c.Op == kernel.OpLerp && len(c.In) == 2:
 		name = "lerp_kernel_scalar"
 	case c.Op == kernel.OpLerp:

@@ -104,4 +104,5 @@ var pointwise = map[kernel.OpID]pwInfo{
 	kernel.OpLerp:              {rule: ruleFloatOnly},
 	kernel.OpMaskedFill:        {rule: ruleSame},
 	kernel.OpThresholdBackward: {rule: ruleSame, noBool: true},
+	kernel.OpRoundDecimals:     {rule: ruleFloatOnly},
 }

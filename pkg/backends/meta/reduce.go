@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"math"
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -64,6 +65,10 @@ func Reduction(c *kernel.Call) error {
 			if allDims && (c.Op == kernel.OpArgmax || c.Op == kernel.OpArgmin) {
 				return kernel.Errorf(kernel.ErrIndex, "%s(): Expected reduction dim to be specified for input.numel() == 0.", c.Op)
 			}
+			if allDims { // amax() and amin() without dims, as max() and min()
+				return kernel.Errorf(kernel.ErrArgument, "%s(): Expected reduction dim to be specified for input.numel() == 0. "+
+					"Specify the reduction dim with the 'dim' argument.", c.Op)
+			}
 			for d, r := range mask {
 				if r && in.Shape[d] == 0 {
 					return kernel.Errorf(kernel.ErrIndex, "%s(): Expected reduction dim %d to have non-zero size.", c.Op, d)
@@ -72,6 +77,11 @@ func Reduction(c *kernel.Call) error {
 			if allDims && len(in.Shape) == 0 {
 				return kernel.Errorf(kernel.ErrIndex, "%s(): Expected reduction dim to be specified for input.numel() == 0.", c.Op)
 			}
+		}
+	}
+	if c.Op == kernel.OpNorm {
+		if err := normIdentity(c.Scalars[0].Float(), in.Shape, mask, len(c.Dims) == 0); err != nil {
+			return err
 		}
 	}
 	if (c.Op == kernel.OpArgmax || c.Op == kernel.OpArgmin) && in.DType == dtype.Bool { // after the checks above, as PyTorch
@@ -97,6 +107,38 @@ func Reduction(c *kernel.Call) error {
 		return err
 	}
 	return contiguousOut(c, 1, dtype.Int64, shape)
+}
+
+// normIdentity refuses a norm without an identity (p < 0 or p = inf: a
+// minimum or maximum of magnitudes) over an empty slice. PyTorch 1.13's
+// torch.norm returns 0 there, its linalg.vector_norm refuses it; 2.x's
+// torch.norm is linalg.vector_norm, so both refuse, with vector_norm's
+// messages (and their missing space).
+func normIdentity(p float64, shape []int, mask []bool, allDims bool) error {
+	if p >= 0 && !math.IsInf(p, 1) {
+		return nil
+	}
+	ord := kernel.FloatScalar(p).String()
+	switch {
+	case math.IsInf(p, 1):
+		ord = "inf"
+	case math.IsInf(p, -1):
+		ord = "-inf"
+	}
+	if allDims {
+		if kernel.Numel(shape) == 0 {
+			return kernel.Errorf(kernel.ErrIndex, "linalg.vector_norm cannot compute the %s norm on an empty tensor "+
+				"because the operation does not have an identity", ord)
+		}
+		return nil
+	}
+	for d, r := range mask {
+		if r && shape[d] == 0 {
+			return kernel.Errorf(kernel.ErrIndex, "linalg.vector_norm cannot compute the %s norm on the dimension %d"+
+				"because this dimension is empty and the operation does not have an identity", ord, d)
+		}
+	}
+	return nil
 }
 
 // reductionDTypes returns the result dtype of a reduction and the dtype it
