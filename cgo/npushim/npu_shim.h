@@ -42,10 +42,16 @@ typedef struct {
 	int64_t storage;
 } mt_npu_tensor;
 
-/* Attributes of an op: scalars (alpha, fill value, threshold), integers
- * (dims), a flag (keepdim), a dtype. */
+/* Kinds of the scalar attributes. */
+enum { MT_NPU_SCALAR_FLOAT, MT_NPU_SCALAR_INT, MT_NPU_SCALAR_BOOL };
+
+/* Attributes of an op: scalars (alpha, fill value, threshold) with their
+ * kinds (a float in f, an integer or bool in si), integers (dims), a flag
+ * (keepdim), a dtype. */
 typedef struct {
 	double f[2];
+	int64_t si[2];
+	int32_t sk[2];
 	int64_t i[MT_NPU_MAX_DIMS];
 	int32_t ni;
 	int32_t flag;

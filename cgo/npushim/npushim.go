@@ -118,14 +118,24 @@ type Tensor struct {
 	Storage int64
 }
 
-// Attrs are an op's attributes (layout of mt_npu_attrs).
+// Attrs are an op's attributes (layout of mt_npu_attrs): scalar k is F[k]
+// when SK[k] is ScalarFloat, else SI[k] (an integer, or a bool as 0 or 1).
 type Attrs struct {
 	F     [2]float64
+	SI    [2]int64
+	SK    [2]int32
 	I     [MaxDims]int64
 	NI    int32
 	Flag  int32
 	DType int32
 }
+
+// The kinds of scalar attributes (Attrs.SK).
+const (
+	ScalarFloat = C.MT_NPU_SCALAR_FLOAT
+	ScalarInt   = C.MT_NPU_SCALAR_INT
+	ScalarBool  = C.MT_NPU_SCALAR_BOOL
+)
 
 // Open loads the libraries from the colon-separated directories ("" is the
 // loader's search path). It returns why they are unusable, or "".

@@ -500,21 +500,24 @@ static int workspace(int dev, uint64_t n, void **out, mt_npu_status *st) {
 
 /* ---- launching ops ---- */
 
-/* scalar makes an aclScalar of v in a dtype the tensor of dtype dt accepts. */
-static aclScalar *scalar(double v, int dt) {
-	switch (dt) {
-	case ACL_DOUBLE: return acl.CreateScalar(&v, ACL_DOUBLE);
-	case ACL_FLOAT: case ACL_FLOAT16: case ACL_BF16: {
-		float f = (float)v;
-		return acl.CreateScalar(&f, ACL_FLOAT);
+/* scalar makes an aclScalar of scalar attribute k in its own type, as
+ * op-plugin's ConvertType does (a float as ACL_DOUBLE, an integer as
+ * ACL_INT64, a bool as ACL_BOOL), and lets ACLNN promote it with the
+ * tensors: converting it to a tensor's dtype first would change the answer
+ * (an integer tensor < 2.5). cann-api.md section 13 item 5. */
+static aclScalar *scalar(const mt_npu_attrs *a, int k) {
+	switch (a->sk[k]) {
+	case MT_NPU_SCALAR_INT: {
+		int64_t i = a->si[k];
+		return acl.CreateScalar(&i, ACL_INT64);
 	}
-	case ACL_BOOL: {
-		bool b = v != 0;
+	case MT_NPU_SCALAR_BOOL: {
+		bool b = a->si[k] != 0;
 		return acl.CreateScalar(&b, ACL_BOOL);
 	}
 	}
-	int64_t i = (int64_t)v;
-	return acl.CreateScalar(&i, ACL_INT64);
+	double v = a->f[k];
+	return acl.CreateScalar(&v, ACL_DOUBLE);
 }
 
 typedef aclnnStatus (*ws_t_t_s_t)(const aclTensor *, const aclTensor *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
@@ -562,28 +565,27 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 			goto out;
 		}
 	}
-	int dt = ts[0].dtype;
 	snprintf(what, sizeof what, "%sGetWorkspaceSize", ops[op].name);
 	void *f = op_ws[op];
 	aclnnStatus e = 0;
 	switch (op) {
 	case MT_NPU_ADD: case MT_NPU_SUB:
-		s[0] = scalar(a->f[0], dt);
+		s[0] = scalar(a, 0);
 		e = ((ws_t_t_s_t)f)(t[1], t[2], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_MUL: case MT_NPU_DIV: case MT_NPU_MAXIMUM: case MT_NPU_MINIMUM:
 		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_ADDS:
-		s[0] = scalar(a->f[0], dt), s[1] = scalar(a->f[1], dt);
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
 		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_MULS:
-		s[0] = scalar(a->f[0], dt);
+		s[0] = scalar(a, 0);
 		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_THRESHOLD_BACKWARD:
-		s[0] = scalar(a->f[0], ts[2].dtype);
+		s[0] = scalar(a, 0);
 		e = ((ws_t_t_s_t)f)(t[1], t[2], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_SOFTMAX: case MT_NPU_LOG_SOFTMAX:
@@ -610,7 +612,7 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		e = ((ws_self_t)f)(t[0], t[1], &wsn, &ex);
 		break;
 	case MT_NPU_FILL:
-		s[0] = scalar(a->f[0], dt);
+		s[0] = scalar(a, 0);
 		e = ((ws_self_s)f)(t[0], s[0], &wsn, &ex);
 		break;
 	case MT_NPU_ZERO:
@@ -621,21 +623,21 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		break;
 	case MT_NPU_EQ_SCALAR: case MT_NPU_NE_SCALAR: case MT_NPU_LT_SCALAR: case MT_NPU_LE_SCALAR: case MT_NPU_GT_SCALAR:
 	case MT_NPU_GE_SCALAR:
-		s[0] = scalar(a->f[0], ts[1].dtype);
+		s[0] = scalar(a, 0);
 		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_POW:
 		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_POW_SCALAR:
-		s[0] = scalar(a->f[0], dt);
+		s[0] = scalar(a, 0);
 		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_WHERE:
 		e = ((ws_t_t_t_t)f)(t[1], t[2], t[3], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_CLAMP:
-		s[0] = scalar(a->f[0], dt), s[1] = scalar(a->f[1], dt);
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
 		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
 		break;
 	case MT_NPU_ARGMAX:

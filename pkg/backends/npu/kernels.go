@@ -97,7 +97,7 @@ func init() {
 			if len(c.In) == 2 {
 				return launch(c, n, nil, &c.Out[0], &c.In[0], &c.In[1])
 			}
-			return launch(c, n+npushim.EqScalar-npushim.Eq, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0])
+			return launch(c, n+npushim.EqScalar-npushim.Eq, scalars(c.Scalars[0]), &c.Out[0], &c.In[0])
 		})
 	}
 	kernel.Register(kernel.OpPow, device.NPU, func(c *kernel.Call) error {
@@ -107,7 +107,7 @@ func init() {
 		if c.Mode != 0 {
 			return kernel.Errorf(kernel.ErrNotImplemented, "this form of pow is not on the NPU")
 		}
-		return launch(c, npushim.PowScalar, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0])
+		return launch(c, npushim.PowScalar, scalars(c.Scalars[0]), &c.Out[0], &c.In[0])
 	})
 	kernel.Register(kernel.OpWhere, device.NPU, func(c *kernel.Call) error {
 		return launch(c, npushim.Where, nil, &c.Out[0], &c.In[0], &c.In[1], &c.In[2])
@@ -116,7 +116,7 @@ func init() {
 		if c.Mode != 3 { // both bounds
 			return kernel.Errorf(kernel.ErrNotImplemented, "clamp with one bound is not on the NPU (use maximum or minimum)")
 		}
-		return launch(c, npushim.Clamp, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float(), c.Scalars[1].Float()}}, &c.Out[0], &c.In[0])
+		return launch(c, npushim.Clamp, scalars(c.Scalars[0], c.Scalars[1]), &c.Out[0], &c.In[0])
 	})
 	kernel.Register(kernel.OpArgmax, device.NPU, func(c *kernel.Call) error {
 		a := &npushim.Attrs{I: [npushim.MaxDims]int64{int64(c.Dim)}}
@@ -132,7 +132,7 @@ func init() {
 		return launch(c, npushim.Mul, nil, &c.Out[0], &c.In[0], &c.In[0])
 	})
 	kernel.Register(kernel.OpThresholdBackward, device.NPU, func(c *kernel.Call) error {
-		return launch(c, npushim.ThresholdBackward, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0], &c.In[0], &c.In[1])
+		return launch(c, npushim.ThresholdBackward, scalars(c.Scalars[0]), &c.Out[0], &c.In[0], &c.In[1])
 	})
 	alongDim := map[kernel.OpID]int{kernel.OpSoftmax: npushim.Softmax, kernel.OpLogSoftmax: npushim.LogSoftmax,
 		kernel.OpSoftmaxBackward: npushim.SoftmaxBackward, kernel.OpLogSoftmaxBackward: npushim.LogSoftmaxBackward}
@@ -178,7 +178,7 @@ func init() {
 		if v := c.Scalars[0]; !v.IsFloat() && v.Int() == 0 || v.IsFloat() && v.Float() == 0 {
 			return launch(c, npushim.Zero, nil, &c.Out[0])
 		}
-		return launch(c, npushim.Fill, &npushim.Attrs{F: [2]float64{c.Scalars[0].Float()}}, &c.Out[0])
+		return launch(c, npushim.Fill, scalars(c.Scalars[0]), &c.Out[0])
 	})
 }
 
@@ -189,24 +189,24 @@ func binaryKernel(n int) kernel.KernelFunc {
 		if c.Mode != 0 {
 			return kernel.Errorf(kernel.ErrNotImplemented, "this form of %s is not on the NPU", c.Op)
 		}
-		alpha := 1.0
+		alpha := kernel.IntScalar(1)
 		if c.Scalars[1] != (kernel.Scalar{}) {
-			alpha = c.Scalars[1].Float()
+			alpha = c.Scalars[1]
 		}
 		if len(c.In) == 2 {
-			return launch(c, n, &npushim.Attrs{F: [2]float64{alpha}}, &c.Out[0], &c.In[0], &c.In[1])
+			return launch(c, n, scalars(alpha), &c.Out[0], &c.In[0], &c.In[1])
 		}
-		s := c.Scalars[0].Float()
+		s := c.Scalars[0]
 		switch n {
 		case npushim.Add:
-			return launch(c, npushim.Adds, &npushim.Attrs{F: [2]float64{s, alpha}}, &c.Out[0], &c.In[0])
+			return launch(c, npushim.Adds, scalars(s, alpha), &c.Out[0], &c.In[0])
 		case npushim.Sub:
-			return launch(c, npushim.Adds, &npushim.Attrs{F: [2]float64{-s, alpha}}, &c.Out[0], &c.In[0])
+			return launch(c, npushim.Adds, scalars(negated(s), alpha), &c.Out[0], &c.In[0])
 		case npushim.Mul:
-			return launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{s}}, &c.Out[0], &c.In[0])
+			return launch(c, npushim.Muls, scalars(s), &c.Out[0], &c.In[0])
 		case npushim.Div:
 			if c.Out[0].DType.IsFloatingPoint() {
-				return launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{1 / s}}, &c.Out[0], &c.In[0])
+				return launch(c, npushim.Muls, scalars(kernel.FloatScalar(1/s.Float())), &c.Out[0], &c.In[0])
 			}
 		}
 		return kernel.Errorf(kernel.ErrNotImplemented, "%s with a Go scalar is not on the NPU", c.Op)
@@ -224,16 +224,16 @@ func addmmKernel(c *kernel.Call) error {
 	if err := launch(c, npushim.Matmul, nil, out, &c.In[1], &c.In[2]); err != nil {
 		return err
 	}
-	beta, alpha := c.Scalars[0].Float(), c.Scalars[1].Float()
-	if alpha != 1 {
-		if err := launch(c, npushim.Muls, &npushim.Attrs{F: [2]float64{alpha}}, out, out); err != nil {
+	beta, alpha := c.Scalars[0], c.Scalars[1]
+	if alpha.Float() != 1 {
+		if err := launch(c, npushim.Muls, scalars(alpha), out, out); err != nil {
 			return err
 		}
 	}
-	if beta == 0 {
+	if beta.Float() == 0 {
 		return nil
 	}
-	return launch(c, npushim.Add, &npushim.Attrs{F: [2]float64{beta}}, out, out, &c.In[0])
+	return launch(c, npushim.Add, scalars(beta), out, out, &c.In[0])
 }
 
 // copyKernel copies within the NPU (any strides, any dtypes), or between
@@ -262,4 +262,29 @@ func copyKernel(c *kernel.Call) error {
 	m := in.Mem.(*Memory)
 	dst := unsafe.Add(out.Mem.HostPtr(), out.Offset*out.DType.ItemSize())
 	return statusError("copy_", npushim.CopyToHost(m.dev, dst, m.blk.ptr+uint64(in.Offset*in.DType.ItemSize()), n))
+}
+
+// scalars are the scalar attributes of a launch, each in its own kind (a
+// Go float, int or bool), which the shim passes to ACLNN as such.
+func scalars(ss ...kernel.Scalar) *npushim.Attrs {
+	a := &npushim.Attrs{}
+	for k, s := range ss {
+		switch {
+		case s.IsFloat():
+			a.SK[k], a.F[k] = npushim.ScalarFloat, s.Float()
+		case s.Kind() == dtype.KindBool:
+			a.SK[k], a.SI[k] = npushim.ScalarBool, s.Int()
+		default:
+			a.SK[k], a.SI[k] = npushim.ScalarInt, s.Int()
+		}
+	}
+	return a
+}
+
+// negated is -s in s's kind.
+func negated(s kernel.Scalar) kernel.Scalar {
+	if s.IsFloat() {
+		return kernel.FloatScalar(-s.Float())
+	}
+	return kernel.IntScalar(-s.Int())
 }
