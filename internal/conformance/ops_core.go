@@ -14,16 +14,18 @@ var coreOps = map[string]Func{
 	"lerp_scalar": func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		return One(torch.LerpScalar(in[0], in[1], a.F("weight")))
 	},
-	"masked_fill":  func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].MaskedFill(in[1], a.F("value"))) },
-	"clamp_tensor": func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].ClampTensor(in[1], in[2])) },
-	"clamp":        func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Clamp(-2, 3)) },
-	"add_alpha":    func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].AddAlpha(in[1], a.I("alpha"))) },
-	"leaky_relu":   func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LeakyRelu(0.1)) },
-	"elu":          func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Elu(1)) },
-	"softplus":     func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Softplus(1, 20)) },
-	"hardtanh":     func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Hardtanh(-1.5, 2)) },
-	"celu":         func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Celu(0.7)) },
-	"logit_eps":    func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LogitEps(0.1)) },
+	"masked_fill":        func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].MaskedFill(in[1], a.F("value"))) },
+	"clamp_tensor":       func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].ClampTensor(in[1], in[2])) },
+	"clamp":              func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Clamp(-2, 3)) },
+	"add_alpha":          func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].AddAlpha(in[1], a.I("alpha"))) },
+	"leaky_relu":         func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LeakyRelu(0.1)) },
+	"elu":                func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Elu(1)) },
+	"softplus":           func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Softplus(1, 20)) },
+	"hardtanh":           func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Hardtanh(-1.5, 2)) },
+	"celu":               func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].Celu(0.7)) },
+	"round_decimals":     func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].RoundDecimals(1)) },
+	"round_decimals_neg": func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].RoundDecimals(-1)) },
+	"logit_eps":          func(in []*torch.Tensor, a Args) []*torch.Tensor { return One(in[0].LogitEps(0.1)) },
 	"isclose": func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		return One(in[0].IsClose(in[1], a.F("rtol"), a.F("atol"), a.B("equal_nan")))
 	},

@@ -3,6 +3,15 @@
 // the device, and the device's kernel. It imports every backend, so that
 // their kernels are registered.
 //
+// When the device has no kernel for the op, or its kernel returns
+// kernel.ErrNotImplemented for this form of the op (a dtype, a mode, an
+// ACLNN operator missing from the loaded libraries), the dispatcher runs
+// the op's decomposition (RegisterDecomposition: other ops on the same
+// device, ATen's CompositeImplicitAutograd), and failing that the CPU
+// kernel on host copies of the operands (torch_npu's CPU fallback). The
+// caller never chooses; CountsOf tells how the calls of an op ran on a
+// device (Native, Decomposed, HostFallback) and Routes how they can.
+//
 // A call costs no reflection, no map lookup and no string building: the
 // registry is an array indexed by op and device type, and the errors are
 // decorated only when something failed.
@@ -42,21 +51,59 @@ func Free(c *kernel.Call) {
 // (contiguous storage covering their strides) and bound; on the meta
 // device nothing else happens. Errors name the op, its inputs and devices.
 func Run(c *kernel.Call) error {
-	if err := Prepare(c); err != nil {
+	if err := prepare(c); err != nil {
 		return err
 	}
-	return RunPrepared(c)
+	return runPrepared(c)
 }
 
-// RunPrepared is Run after Prepare: it allocates the outputs the caller
+// Call runs c as Run does, hands output 0 to wrap, frees c (see Free) and
+// returns what wrap made: the caller's tensor, from a zero O allocated
+// together with the output's memory when that is small CPU memory
+// (kernel.AllocateWith, so that an op on small tensors costs one Go
+// allocation), else allocated on its own. On failure it returns the zero T
+// and the error, and wrap is not called.
+func Call[O, T any](c *kernel.Call, wrap func(owner *O, out *kernel.Operand) T) (T, error) {
+	owner, err := call[O](c)
+	var t T
+	if err == nil {
+		t = wrap(owner, &c.Out[0])
+	}
+	Free(c)
+	return t, err
+}
+
+// call is Call before wrap: it runs c and returns the zero O.
+func call[O any](c *kernel.Call) (*O, error) {
+	if err := prepare(c); err != nil {
+		return nil, err
+	}
+	if c.Device.Type == device.CPU && len(c.Out) == 1 && !c.OutGiven && !c.Dynamic {
+		if n := OutputBytes(&c.Out[0]); n <= kernel.SmallMax {
+			if owner, m := kernel.AllocateWith[O](n); owner != nil {
+				c.Out[0].Bind(m)
+				if err := execute(c); err != nil {
+					return nil, err
+				}
+				return owner, nil
+			}
+		}
+	}
+	if err := runPrepared(c); err != nil {
+		return nil, err
+	}
+	return new(O), nil
+}
+
+// runPrepared is Run after prepare: it allocates the outputs the caller
 // did not give and executes the kernel.
-func RunPrepared(c *kernel.Call) error {
+func runPrepared(c *kernel.Call) error {
 	if c.Dynamic {
 		if c.Device.Type == device.Meta {
 			return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
 				"the output shape of %s depends on the data, which the meta device does not have", c.Op))
 		}
-		if err := kernel.Lookup(c.Op, kernelDevice(c))(c); err != nil {
+		if err := runKernel(c); err != nil {
 			return decorate(c, err)
 		}
 		return nil
@@ -70,7 +117,7 @@ func RunPrepared(c *kernel.Call) error {
 			c.Out[i].Bind(m)
 		}
 	}
-	if err := Execute(c); err != nil {
+	if err := execute(c); err != nil {
 		if !c.OutGiven {
 			for i := range c.Out {
 				c.Out[i].Mem.Release()
@@ -81,11 +128,10 @@ func RunPrepared(c *kernel.Call) error {
 	return nil
 }
 
-// Prepare is the first step of Run: it checks c's operands and runs the
-// op's meta function, which lays out the outputs (or checks the given
-// ones). A caller that allocates the outputs itself then binds them and
-// calls Execute; otherwise it calls RunPrepared.
-func Prepare(c *kernel.Call) error {
+// prepare is the first step of Run: it checks c's operands, runs the op's
+// meta function, which lays out the outputs (or checks the given ones),
+// and refuses an op that no route runs on the device.
+func prepare(c *kernel.Call) error {
 	meta := kernel.Meta(c.Op)
 	if meta == nil {
 		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented, "the op has no meta function"))
@@ -99,26 +145,36 @@ func Prepare(c *kernel.Call) error {
 	if err := overlap(c); err != nil {
 		return decorate(c, err)
 	}
-	if kernel.Lookup(c.Op, kernelDevice(c)) == nil && c.Device.Type != device.Meta {
-		return decorate(c, kernel.Errorf(kernel.ErrNotImplemented,
-			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op)))
+	if err := runnable(c); err != nil {
+		return decorate(c, err)
 	}
 	return nil
 }
 
-// OutputBytes is the size of the storage an output laid out by Prepare needs.
+// OutputBytes is the size of the storage an output laid out by the meta
+// function needs.
 func OutputBytes(o *kernel.Operand) int {
 	return kernel.StorageExtent(o.Shape, o.Strides, 0) * o.DType.ItemSize()
 }
 
-// Execute is the last step of Run: it runs the kernel of a prepared call
-// whose outputs are bound (nothing on the meta device, or when every
-// output is empty).
-func Execute(c *kernel.Call) error {
-	if c.Device.Type == device.Meta || emptyOutputs(c) {
+// execute is the last step of Run: it runs a prepared call whose outputs
+// are bound (nothing on the meta device, or when every output is empty).
+func execute(c *kernel.Call) error {
+	if c.Device.Type == device.Meta {
+		count(c, Native)
 		return nil
 	}
-	if err := kernel.Lookup(c.Op, kernelDevice(c))(c); err != nil {
+	if emptyOutputs(c) {
+		return nil
+	}
+	copies, restore, err := cpuScalarsToDevice(c)
+	if err != nil {
+		return decorate(c, err)
+	}
+	err = runKernel(c)
+	restore() // errors name the caller's operands
+	releaseAll(copies)
+	if err != nil {
 		return decorate(c, err)
 	}
 	return nil

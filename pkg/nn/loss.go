@@ -166,22 +166,12 @@ func (c *lossConfig) nll(logp, target *torch.Tensor) *torch.Tensor {
 	valid := target.NeScalar(c.ignoreIndex)
 	safe := torch.Where(valid, target, torch.Zeros(nil, torch.WithDType(torch.Int64), torch.OnDevice(target.Device())))
 	picked := logp.Gather(1, safe.Unsqueeze(1)).SqueezeDim(1).Neg()
-	var onehot *torch.Tensor
-	if errors.Is(picked.Err(), torch.ErrNotImplemented) {
-		// A device without gather (an NPU): pick with a one-hot mask.
-		onehot = oneHotAlong1(safe, classes, logp.Dim(), logp.DType())
-		picked = logp.Mul(onehot).Sum(1).Neg()
-	}
 	if errors.Is(picked.Err(), torch.ErrIndex) {
 		return torch.Failed(torch.NewError("nll_loss", torch.ErrIndex, ins, "Target out of bounds: classes are 0 to %d", classes-1))
 	}
 	w := valid.ToDType(logp.DType())
 	if c.weight != nil {
-		if onehot != nil {
-			w = w.Mul(onehot.Mul(classWeights(c.weight, logp.Dim(), 1)).Sum(1))
-		} else {
-			w = w.Mul(c.weight.Index(safe))
-		}
+		w = w.Mul(c.weight.Index(safe))
 	}
 	l := picked.Mul(w)
 	switch c.reduction {
@@ -365,9 +355,6 @@ func checkBCE(op string, p, y *torch.Tensor) error {
 		return nil
 	}
 	inRange, err := p.GeScalar(0).LogicalAnd(p.LeScalar(1)).All().ItemBool()
-	if errors.Is(err, torch.ErrNotImplemented) {
-		return nil // a device without these ops: its kernels' own checks apply
-	}
 	if err != nil {
 		return err
 	}
@@ -408,19 +395,6 @@ func BCEWithLogits(x, y *torch.Tensor, opts ...LossOption) *torch.Tensor {
 		l = l.Mul(c.weight)
 	}
 	return c.reduce(l)
-}
-
-// oneHotAlong1 is the one-hot encoding of the class indices target
-// ([N, d...]) along dim 1 of an ndim tensor, in dtype dt, made with ops
-// every device has (a comparison with the class numbers).
-func oneHotAlong1(target *torch.Tensor, classes, ndim int, dt torch.DType) *torch.Tensor {
-	shape := make([]int, ndim)
-	for i := range shape {
-		shape[i] = 1
-	}
-	shape[1] = classes
-	ids := torch.Arange(classes, torch.OnDevice(target.Device())).View(shape...)
-	return target.Unsqueeze(1).Eq(ids).ToDType(dt)
 }
 
 // classWeights views the per-class weights w along dim of an ndim tensor.

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/autograd"
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 )
@@ -365,7 +364,7 @@ func onesFor(t *Tensor) *Tensor {
 	if t.Device().Type != device.CPU || (t.dtype != Float32 && t.dtype != Float64) || t.Dim() > 8 {
 		return OnesLike(t)
 	}
-	both, m := cpu.AllocateWith[tensorAndStorage](t.dtype.ItemSize())
+	both, m := kernel.AllocateWith[tensorAndStorage](t.dtype.ItemSize())
 	if both == nil { // every allocation goes through the cache (its debug mode)
 		return OnesLike(t)
 	}

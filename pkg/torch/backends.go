@@ -1,11 +1,8 @@
 package torch
 
 import (
-	"fmt"
-	"runtime"
-
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
-	"github.com/mindtorch/mindtorch/pkg/backends/npu"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
 )
 
 // BackendInfo says what one backend found on this host.
@@ -20,17 +17,10 @@ type BackendInfo struct {
 // instruction set of its kernels; the NPUs and CANN, or why there are none.
 // It loads OpenBLAS and CANN if they were not yet.
 func Backends() []BackendInfo {
-	b := cpu.BLAS()
-	blas := "gonum BLAS (pure Go)"
-	if b.Name == "openblas" {
-		blas = fmt.Sprintf("OpenBLAS %s (%s, %d threads)", b.Library, b.Detail, b.Threads)
-	} else if b.Detail != "" {
-		blas += "; OpenBLAS not loaded: " + b.Detail
-	}
+	cpu, npu := kernel.InfoOf(device.CPU), kernel.InfoOf(device.NPU)
 	return []BackendInfo{
-		{Device: "cpu", Available: true, Detail: fmt.Sprintf("%s/%s, kernels %s, %s, %d cores used",
-			runtime.GOOS, runtime.GOARCH, cpu.ISA(), blas, runtime.GOMAXPROCS(0))},
+		{Device: "cpu", Available: cpu.Available, Detail: cpu.Detail},
 		{Device: "meta", Available: true, Detail: "shapes and dtypes only"},
-		{Device: "npu", Available: npu.IsAvailable(), Detail: npu.Info()},
+		{Device: "npu", Available: npu.Available, Detail: npu.Detail},
 	}
 }

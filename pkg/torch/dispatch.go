@@ -1,7 +1,6 @@
 package torch
 
 import (
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
@@ -51,85 +50,18 @@ func result(c *kernel.Call, i int) *Tensor {
 	return newOwner(o.Mem, o.DType, o.Shape, o.Strides, o.Offset)
 }
 
-// run dispatches c and returns output 0 as a new tensor.
+// run dispatches c and returns output 0 as a new tensor (allocated with
+// its memory when that is small, see dispatch.Call).
 func run(c *kernel.Call) *Tensor {
-	if onHost(c) {
-		dev := c.Device
-		c.Device = device.CPUDevice
-		h := run(c)
-		if h.err != nil {
-			return h
-		}
-		d, err := h.ToDevice(dev)
-		if err != nil {
-			return failed(err)
-		}
-		return d
-	}
-	if err := dispatch.Prepare(c); err != nil {
-		dispatch.Free(c)
+	t, err := dispatch.Call(c, (*tensorAndStorage).wrap)
+	if err != nil {
 		return failed(err)
 	}
-	if t := smallResult(c); t != nil {
-		err := dispatch.Execute(c)
-		dispatch.Free(c)
-		if err != nil {
-			return failed(err)
-		}
-		return t
-	}
-	if err := dispatch.RunPrepared(c); err != nil {
-		dispatch.Free(c)
-		return failed(err)
-	}
-	t := result(c, 0)
-	dispatch.Free(c)
 	return t
-}
-
-// smallResult allocates the one output of a prepared CPU call together
-// with the tensor that will own it, when it is small (most ops on small
-// tensors: one allocation per op instead of two), binds it, and returns
-// the tensor; it returns nil for any other call.
-func smallResult(c *kernel.Call) *Tensor {
-	if c.Device.Type != device.CPU || len(c.Out) != 1 || c.OutGiven || c.Dynamic {
-		return nil
-	}
-	o := &c.Out[0]
-	n := dispatch.OutputBytes(o)
-	if n > cpu.SmallMax {
-		return nil
-	}
-	both, m := cpu.AllocateWith[tensorAndStorage](n)
-	if both == nil {
-		return nil
-	}
-	o.Bind(m)
-	return both.init(m, o.DType, o.Shape, o.Strides, o.Offset)
-}
-
-// onHost reports whether c makes values from nothing (arange, linspace,
-// random numbers) on a device without a kernel for it: those are made on
-// the host, from the same generator, and copied, so that a seeded program
-// draws the same values on every device.
-func onHost(c *kernel.Call) bool {
-	t := c.Device.Type
-	return len(c.In) == 0 && t != device.CPU && t != device.Meta && kernel.Lookup(c.Op, t) == nil
 }
 
 // runInPlace dispatches c, whose output 0 is t, and returns t.
 func runInPlace(c *kernel.Call, t *Tensor) *Tensor {
-	if onHost(c) { // fill a host tensor, then copy it in
-		c.Device = device.CPUDevice
-		h := Empty(t.shape, WithDType(t.dtype))
-		if r := runInPlace(c, h); r.err != nil {
-			return r
-		}
-		if r := t.Detach().Copy_(h); r.err != nil {
-			return r
-		}
-		return t
-	}
 	c.Out[0] = t.operand()
 	c.OutGiven = true
 	err := dispatch.Run(c)

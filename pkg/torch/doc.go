@@ -27,6 +27,12 @@
 // (scripts/golden). ManualSeed(s) followed by the same calls draws the same
 // numbers PyTorch draws.
 //
+// Every op runs through pkg/dispatch, which imports the backends; this
+// package imports none. An op that a device has no kernel for still runs
+// there: by its decomposition into ops the device has (decompose.go), or
+// else on the host with the CPU kernel, the data copied both ways
+// (dispatch.CountsOf tells which).
+//
 // Process-wide settings (the default dtype, print options) are process-wide,
 // as in PyTorch; everything else is safe to use from many goroutines as long
 // as no two goroutines write to the same tensor at once.

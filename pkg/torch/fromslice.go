@@ -5,14 +5,17 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
 // wrapHost makes a contiguous CPU tensor over n bytes at p (owned by the caller).
 func wrapHost(p unsafe.Pointer, n int, dt DType, shape []int) *Tensor {
-	t := newTensor(newStorage(cpu.Wrap(p, n)), dt, shape, nil, 0)
+	m, err := kernel.WrapHost(p, n)
+	if err != nil {
+		return failed(withOp("tensor", err))
+	}
+	t := newTensor(newStorage(m), dt, shape, nil, 0)
 	kernel.ContiguousStrides(t.shape, t.strides)
 	return t
 }

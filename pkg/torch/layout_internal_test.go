@@ -12,6 +12,6 @@ import (
 // package's TestSmallAllocationsNeedNoSlack assumes this size.
 func TestSmallTensorLayout(t *testing.T) {
 	if got := unsafe.Sizeof(tensorAndStorage{}); got != 216 {
-		t.Errorf("tensor and storage take %d bytes, want 216 (see cpu.AllocateWith and its test)", got)
+		t.Errorf("tensor and storage take %d bytes, want 216 (see kernel.AllocateWith and the CPU backend's TestSmallAllocationsNeedNoSlack)", got)
 	}
 }

@@ -1,7 +1,8 @@
 package torch
 
 import (
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
+	"sync"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
@@ -13,21 +14,28 @@ import (
 // A zero Generator (new(Generator)) is ready to use, seeded with PyTorch's
 // default seed 67280421310721 as torch.Generator() is. A nil *Generator
 // stands for the default generator, in WithGenerator and in its methods.
-type Generator struct{ g cpu.Generator }
+type Generator struct {
+	once sync.Once
+	g    kernel.Generator // the CPU backend's, made at first use
+}
 
 // NewGenerator returns a generator seeded with seed.
 func NewGenerator(seed uint64) *Generator {
 	g := new(Generator)
-	g.g.Seed(seed)
+	s := g.source()
+	s.Lock()
+	s.Seed(seed)
+	s.Unlock()
 	return g
 }
 
 // source is the generator's state: the default generator's for nil.
-func (g *Generator) source() *cpu.Generator {
+func (g *Generator) source() kernel.Generator {
 	if g == nil {
-		return &defaultGenerator.g
+		g = defaultGenerator
 	}
-	return &g.g
+	g.once.Do(func() { g.g = kernel.NewGenerator() })
+	return g.g
 }
 
 // ManualSeed reseeds the generator (the default generator for nil) and
@@ -49,7 +57,7 @@ func (g *Generator) InitialSeed() uint64 {
 	return s.InitialSeed()
 }
 
-var defaultGenerator = NewGenerator(cpu.DefaultSeed)
+var defaultGenerator = new(Generator) // PyTorch's default seed
 
 // DefaultGenerator is the generator random ops use unless told otherwise.
 func DefaultGenerator() *Generator { return defaultGenerator }

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/mindtorch/mindtorch/pkg/backends/cpu"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
 )
@@ -47,7 +46,11 @@ func NewUntypedStorage(nbytes int, opts ...Option) (*UntypedStorage, error) {
 // changes. nbytes 0 maps the whole file. The file stays mapped until
 // Release (or until the garbage collector finds the storage unreachable).
 func UntypedStorageFromFile(path string, shared bool, nbytes int) (*UntypedStorage, error) {
-	m, err := cpu.MapFile(path, shared, nbytes)
+	mapFile := kernel.Host().MapFile
+	if mapFile == nil {
+		return nil, withOp("from_file", kernel.Errorf(ErrDevice, "the cpu backend is not linked in"))
+	}
+	m, err := mapFile(path, shared, nbytes)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +62,11 @@ func UntypedStorageFromFile(path string, shared bool, nbytes int) (*UntypedStora
 // example through exec.Cmd's ExtraFiles. fd is duplicated: the caller still
 // owns it.
 func OpenSharedStorage(fd, nbytes int) (*UntypedStorage, error) {
-	m, err := cpu.OpenShared(fd, nbytes)
+	openShared := kernel.Host().OpenShared
+	if openShared == nil {
+		return nil, withOp("open_shared", kernel.Errorf(ErrDevice, "the cpu backend is not linked in"))
+	}
+	m, err := openShared(fd, nbytes)
 	if err != nil {
 		return nil, withOp("open_shared", err)
 	}
@@ -283,7 +290,11 @@ func (s *UntypedStorage) ShareMemory_() error {
 	if s.IsShared() || s.Device().Type != device.CPU {
 		return nil
 	}
-	m, err := cpu.SharedMemory(s.Nbytes())
+	sharedMemory := kernel.Host().SharedMemory
+	if sharedMemory == nil {
+		return withOp("share_memory_", kernel.Errorf(ErrDevice, "the cpu backend is not linked in"))
+	}
+	m, err := sharedMemory(s.Nbytes())
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package torch
 
 import (
-	"github.com/mindtorch/mindtorch/pkg/backends/npu"
 	"sync/atomic"
 	"unsafe"
 
@@ -67,6 +66,11 @@ func newOwner(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tens
 type tensorAndStorage struct {
 	t Tensor
 	s UntypedStorage
+}
+
+// wrap makes the tensor over an output of a finished call.
+func (both *tensorAndStorage) wrap(o *kernel.Operand) *Tensor {
+	return both.init(o.Mem, o.DType, o.Shape, o.Strides, o.Offset)
 }
 
 func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
@@ -241,12 +245,15 @@ func (t *Tensor) Release() {
 // s too, so that after its release the allocator reuses it only once that
 // work is done (PyTorch's Tensor.record_stream). It does nothing for memory
 // that is not on an NPU.
-func (t *Tensor) RecordStream(s *npu.Stream) error {
+//
+// s is a stream of the tensor's backend (an *npu.Stream); the parameter is
+// an interface so that this package imports no backend.
+func (t *Tensor) RecordStream(s kernel.Stream) error {
 	if err := inputErr("record_stream", t); err != nil {
 		return err
 	}
-	if m, ok := t.storage.mem.(*npu.Memory); ok {
-		m.RecordStream(s)
+	if m, ok := t.storage.mem.(kernel.StreamRecorder); ok {
+		m.RecordStreamOf(s)
 	}
 	return nil
 }

@@ -153,6 +153,7 @@ UNARY = {
     "logit": torch.logit, "logit_eps": lambda x: torch.logit(x, 0.1), "log_sigmoid": F.logsigmoid,
     "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid, "hardtanh": lambda x: F.hardtanh(x, -1.5, 2),
     "mish": F.mish, "selu": F.selu, "celu": lambda x: F.celu(x, 0.7), "softsign": F.softsign,
+    "round_decimals": lambda x: torch.round(x, decimals=1), "round_decimals_neg": lambda x: torch.round(x, decimals=-1),
     "isposinf": torch.isposinf, "isneginf": torch.isneginf, # JSON's "nan" has no sign, and 1.13 gives bfloat16 NaNs a set sign bit
     # when converting: ask signbit of NaNs with a clear one.
     "signbit": lambda x: torch.signbit(torch.where(torch.isnan(x), x.abs(), x) if x.is_floating_point() else x),

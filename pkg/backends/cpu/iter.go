@@ -163,36 +163,22 @@ func contiguousAll(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, p
 	return true
 }
 
-// insertionOrder sorts dims (given as columns pos, fastest first) so that
-// an operand's smaller strides come first, the output deciding before the
-// inputs, zero strides not deciding: TensorIterator's reorder_dimensions.
+// insertionOrder sorts dims (given as columns pos of st and dims order,
+// fastest first) so that an operand's smaller strides come first, the
+// output deciding before the inputs, zero strides not deciding:
+// kernel.ReorderDims, TensorIterator's reorder_dimensions, which the meta
+// functions also lay out outputs with.
 func insertionOrder(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, pos []int, shape []int, order []int) {
-	less := func(c0, c1 int, d0, d1 int) int {
-		for k := range nops {
-			s0, s1 := st[k][c0], st[k][c1]
-			if s0 == 0 || s1 == 0 {
-				continue
-			}
-			if s0 < s1 {
-				return -1
-			}
-			if s0 > s1 {
-				return 1
-			}
-			if shape[d0] > shape[d1] {
-				return 1
-			}
-		}
-		return 0
+	n := len(pos)
+	var idx, pos0, order0 [cpukernels.MaxDims]int
+	copy(pos0[:n], pos)
+	copy(order0[:n], order)
+	for i := range n {
+		idx[i] = i
 	}
-	for i := 1; i < len(pos); i++ {
-		for j := i; j > 0; j-- {
-			if less(pos[j], pos[j-1], order[j], order[j-1]) < 0 {
-				pos[j], pos[j-1] = pos[j-1], pos[j]
-				order[j], order[j-1] = order[j-1], order[j]
-			} else {
-				break
-			}
-		}
+	kernel.ReorderDims(idx[:n], nops, func(k, i int) int64 { return st[k][pos0[i]] },
+		func(i int) int { return shape[order0[i]] })
+	for i, j := range idx[:n] {
+		pos[i], order[i] = pos0[j], order0[j]
 	}
 }

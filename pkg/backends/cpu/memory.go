@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -55,63 +56,19 @@ func Allocate(n int) (*Memory, error) {
 		return m, nil
 	}
 	if n <= SmallMax {
-		// The padding makes the allocation a multiple of Alignment (see AllocateWith).
-		_, m := AllocateWith[[32]byte](n)
-		return m, nil
+		// The Memory is the owner of its bytes, in one allocation.
+		if m, small := kernel.AllocateWith[Memory](n); m != nil {
+			m.ptr, m.n, m.zeroed = small.HostPtr(), n, true
+			return m, nil
+		}
 	}
 	buf := make([]byte, n+Alignment-1)
 	return &Memory{ptr: align(unsafe.Pointer(unsafe.SliceData(buf))), n: n, zeroed: true}, nil
 }
 
-// SmallMax is the largest allocation AllocateWith serves.
-const SmallMax = 256
-
-// AllocateWith allocates n <= SmallMax bytes of aligned, zeroed CPU memory
-// and a zero O in one Go allocation, which stays alive while either is
-// reachable: the tensor layer allocates a small result and the tensor that
-// owns it together (and Allocate, with no owner, a small Memory and its
-// bytes). It returns nils when n is larger (or negative) or when
-// every allocation must come from the cache (MINDTORCH_CPU_CACHE_DEBUG).
-//
-// The bytes come first in the allocation. Go places objects of a size class
-// at multiples of the class size from a page boundary, so when the whole
-// allocation rounds up to a multiple of Alignment (as a small tensor's
-// does: 320 bytes), the bytes are aligned without slack. Otherwise the
-// allocation is made again with Alignment-1 bytes of slack.
-func AllocateWith[O any](n int) (*O, *Memory) {
-	if n < 0 || hostCache.enabled(n) {
-		return nil, nil
-	}
-	switch {
-	case n <= 64:
-		return allocateWith[O, [64]byte, [64 + Alignment - 1]byte](n)
-	case n <= SmallMax:
-		return allocateWith[O, [SmallMax]byte, [SmallMax + Alignment - 1]byte](n)
-	}
-	return nil, nil
-}
-
-// allocateWith is AllocateWith with bytes of type A, or S (with slack)
-// when A's place is not aligned.
-func allocateWith[O, A, S any](n int) (*O, *Memory) {
-	if w := new(withOwner[O, A]); uintptr(unsafe.Pointer(&w.data))%Alignment == 0 {
-		w.m = Memory{ptr: unsafe.Pointer(&w.data), n: n, zeroed: true}
-		return &w.owner, &w.m
-	}
-	unalignedSmall.Add(1)
-	w := new(withOwner[O, S])
-	w.m = Memory{ptr: align(unsafe.Pointer(&w.data)), n: n, zeroed: true}
-	return &w.owner, &w.m
-}
-
-// unalignedSmall counts small allocations that needed slack (tests read it).
-var unalignedSmall atomic.Int64
-
-type withOwner[O, A any] struct {
-	data  A
-	owner O
-	m     Memory
-}
+// SmallMax is the largest allocation served from the Go heap together
+// with its Memory (kernel.AllocateWith).
+const SmallMax = kernel.SmallMax
 
 // align rounds p up to the next multiple of Alignment.
 func align(p unsafe.Pointer) unsafe.Pointer {
@@ -158,4 +115,28 @@ func init() {
 	kernel.RegisterAllocator(device.CPU, func(_ device.Device, n int) (kernel.Memory, error) {
 		return Allocate(n)
 	})
+	kernel.RegisterHostMemory(kernel.HostMemory{
+		Wrap:         func(p unsafe.Pointer, n int) kernel.Memory { return Wrap(p, n) },
+		MapFile:      MapFile,
+		SharedMemory: SharedMemory,
+		OpenShared:   OpenShared,
+	})
+	kernel.RegisterGenerator(func() kernel.Generator { return new(Generator) })
+	kernel.RegisterBackendInfo(device.CPU, backendInfo)
+	kernel.RegisterSmallPolicy(func(n int) bool { return !hostCache.enabled(n) })
+}
+
+// backendInfo says what the CPU backend found: the instruction set of its
+// kernels, its BLAS (OpenBLAS, loaded now if it was not yet, else gonum's)
+// and the cores Go uses.
+func backendInfo() kernel.BackendInfo {
+	b := BLAS()
+	blas := "gonum BLAS (pure Go)"
+	if b.Name == "openblas" {
+		blas = fmt.Sprintf("OpenBLAS %s (%s, %d threads)", b.Library, b.Detail, b.Threads)
+	} else if b.Detail != "" {
+		blas += "; OpenBLAS not loaded: " + b.Detail
+	}
+	return kernel.BackendInfo{Available: true, Detail: fmt.Sprintf("%s/%s, kernels %s, %s, %d cores used",
+		runtime.GOOS, runtime.GOARCH, ISA(), blas, runtime.GOMAXPROCS(0))}
 }

@@ -107,11 +107,14 @@ func binaryLoop[T float32 | float64](cop int, out, x, y []T) {
 	}
 }
 
+func init() { kernel.RegisterSmallBinary(SameShapeBinary) }
+
 // SameShapeBinary computes out = x op y over n contiguous elements of
 // dtype dt for op add, sub, mul or div (true division), in Go, and reports
-// whether it did: it declines any other op or dtype. The tensor layer uses
-// it for small float tensors of one shape, before any dispatch (see torch's
-// small.go); the results are the bits the engine gives.
+// whether it did: it declines any other op or dtype. The tensor layer
+// reaches it through kernel.SmallBinary for small float tensors of one
+// shape, before any dispatch (see torch's small.go); the results are the
+// bits the engine gives.
 func SameShapeBinary(op kernel.OpID, dt dtype.DType, out, x, y unsafe.Pointer, n int) bool {
 	switch op {
 	case kernel.OpAdd, kernel.OpSub, kernel.OpMul, kernel.OpDiv:

@@ -127,31 +127,6 @@ func runEngine(t *testing.T, cop int, dt dtype.DType, n int, out kernel.Operand,
 	}
 }
 
-func TestAllocateWith(t *testing.T) {
-	if hostCache.enabled(1) {
-		t.Skip("debug mode sends every allocation through the cache")
-	}
-	type owner struct{ p *int }
-	for _, n := range []int{0, 1, 64, 65, SmallMax} {
-		o, m := AllocateWith[owner](n)
-		if o == nil || m == nil || m.Nbytes() != n || uintptr(m.HostPtr())%Alignment != 0 || !m.Zeroed() {
-			t.Fatalf("AllocateWith(%d) = %v, %v", n, o, m)
-		}
-		for i := range m.Bytes() {
-			if m.Bytes()[i] != 0 {
-				t.Fatalf("AllocateWith(%d): byte %d not zero", n, i)
-			}
-			m.Bytes()[i] = 0xAB
-		}
-		if o.p != nil {
-			t.Fatal("owner not zero")
-		}
-	}
-	if o, m := AllocateWith[owner](SmallMax + 1); o != nil || m != nil {
-		t.Error("AllocateWith above SmallMax must decline")
-	}
-}
-
 // The allocations made most often need no slack for alignment: a small
 // tensor's (the owner is torch's Tensor and its storage, 216 bytes: torch's
 // TestSmallTensorLayout keeps that size) and Allocate's.
@@ -160,16 +135,16 @@ func TestSmallAllocationsNeedNoSlack(t *testing.T) {
 		t.Skip("debug mode sends every allocation through the cache")
 	}
 	type tensorSized struct{ p [27]*int }
-	before := unalignedSmall.Load()
+	before := kernel.UnalignedSmall()
 	for i := 0; i < 100; i++ {
 		for _, n := range []int{4, 64, 100, SmallMax} {
-			AllocateWith[tensorSized](n)
+			kernel.AllocateWith[tensorSized](n)
 			if _, err := Allocate(n); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if got := unalignedSmall.Load() - before; got != 0 {
+	if got := kernel.UnalignedSmall() - before; got != 0 {
 		t.Errorf("%d of 800 small allocations were unaligned and made again with slack", got)
 	}
 }

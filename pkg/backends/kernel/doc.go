@@ -9,6 +9,12 @@
 // function, allocates the outputs and calls the kernel. Nothing here knows of
 // pkg/torch, so backends never import it.
 //
+// The backends also register here what the tensor layer needs without
+// importing them (host.go): wrapped, mapped and shared host memory,
+// PyTorch's generator, stream recording and what each backend found; and
+// device memory implements HostTransfer, through which the dispatcher runs
+// ops a device lacks on the host.
+//
 // The package also holds what every layer shares: the typed errors, the
 // Scalar attribute type and the layout arithmetic (broadcasting, strides,
 // contiguity) that meta functions, views and kernels agree on.

@@ -59,37 +59,7 @@ func ElementwiseStrides(shape []int, ins []Operand, dst []int) []int {
 		}
 		return in.Strides[d-off]
 	}
-	// 1: dim0 should come after dim1; -1: before; 0: ambiguous.
-	shouldSwap := func(d0, d1 int) int {
-		for k := range ins {
-			s0, s1 := stride(k, d0), stride(k, d1)
-			if s0 == 0 || s1 == 0 {
-				continue
-			}
-			if s0 < s1 {
-				return -1
-			}
-			if s0 > s1 {
-				return 1
-			}
-			if shape[d0] > shape[d1] {
-				return 1
-			}
-		}
-		return 0
-	}
-	for i := 1; i < n; i++ {
-		d1 := i
-		for d0 := i - 1; d0 >= 0; d0-- {
-			c := shouldSwap(perm[d0], perm[d1])
-			if c > 0 {
-				perm[d0], perm[d1] = perm[d1], perm[d0]
-				d1 = d0
-			} else if c < 0 {
-				break
-			}
-		}
-	}
+	ReorderDims(perm, len(ins), func(k, d int) int64 { return int64(stride(k, d)) }, func(d int) int { return shape[d] })
 	st := 1
 	for _, d := range perm {
 		dst[d] = st

@@ -154,7 +154,11 @@ func init() {
 				a.Flag = 1
 			}
 			dims := c.Dims
-			if len(dims) == 0 { // every dim
+			if len(c.In[0].Shape) == 0 {
+				// A 0-dim input's dim 0 (or -1) is PyTorch's, not ACLNN's,
+				// whose empty dims mean every dim (cann-api.md 13.3).
+				dims = nil
+			} else if len(dims) == 0 { // every dim
 				for d := range c.In[0].Shape {
 					dims = append(dims, d)
 				}

@@ -79,6 +79,44 @@ func (m *Memory) RecordStream(s *Stream) {
 	}
 }
 
+// ReadHost copies len(dst) bytes from byte off of the memory into dst,
+// after the device's stream is done (kernel.HostTransfer: the dispatcher
+// runs ops the NPU lacks on the host with it).
+func (m *Memory) ReadHost(dst []byte, off int) error {
+	if err := m.checkRange("read", off, len(dst)); err != nil || len(dst) == 0 {
+		return err
+	}
+	return statusError("copy_", npushim.CopyToHost(m.dev, unsafe.Pointer(unsafe.SliceData(dst)), m.blk.ptr+uint64(off), len(dst)))
+}
+
+// WriteHost copies src into the memory from byte off (kernel.HostTransfer).
+func (m *Memory) WriteHost(off int, src []byte) error {
+	if err := m.checkRange("write", off, len(src)); err != nil || len(src) == 0 {
+		return err
+	}
+	return statusError("copy_", npushim.CopyToDevice(m.dev, m.blk.ptr+uint64(off), unsafe.Pointer(unsafe.SliceData(src)), len(src)))
+}
+
+// checkRange refuses a transfer of n bytes at off outside the memory, or
+// from released memory.
+func (m *Memory) checkRange(what string, off, n int) error {
+	if m.Released() {
+		return kernel.Errorf(kernel.ErrArgument, "cannot %s NPU memory that was released", what)
+	}
+	if off < 0 || n < 0 || off > m.n || n > m.n-off {
+		return kernel.Errorf(kernel.ErrArgument, "cannot %s %d bytes at byte %d of an NPU allocation of %d bytes", what, n, off, m.n)
+	}
+	return nil
+}
+
+// RecordStreamOf is RecordStream for a stream given as a kernel.Stream
+// (kernel.StreamRecorder); a stream of another backend is ignored.
+func (m *Memory) RecordStreamOf(s kernel.Stream) {
+	if st, ok := s.(*Stream); ok && st != nil {
+		m.RecordStream(st)
+	}
+}
+
 // Release returns the block to the caching allocator now. Work already
 // queued on the device's stream that uses it runs before any later user of
 // the block, since one stream orders all of them. Releasing twice is harmless.
@@ -378,5 +416,8 @@ func init() {
 			i = CurrentDevice()
 		}
 		return Allocate(i, n)
+	})
+	kernel.RegisterBackendInfo(device.NPU, func() kernel.BackendInfo {
+		return kernel.BackendInfo{Available: IsAvailable(), Detail: Info()}
 	})
 }

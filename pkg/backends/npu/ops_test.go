@@ -11,68 +11,32 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// TestOpsMatchCPU runs each op on the CPU and on the NPU (the emulator in
-// CI, CANN with make test-npu) from the same inputs, contiguous,
-// transposed, broadcast, 0-dim and empty, and compares the results.
+// TestOpsMatchCPU runs compositions on the CPU and on the NPU (the
+// emulator in CI, CANN with make test-npu) from the same inputs and
+// compares the results: in-place chains, out= forms, writes into views,
+// products with their bias, gradients of softmax. Each op alone, on every
+// layout and dtype, is TestConformance's (the golden suite on the NPU).
 func TestOpsMatchCPU(t *testing.T) {
 	torch.ManualSeed(3)
 	a := torch.Randn([]int{4, 6})
 	b := torch.Randn([]int{6, 4}).T() // transposed: [4, 6]
 	row := torch.Randn([]int{6})      // broadcast
-	pos := torch.Rand([]int{4, 6}).AddScalar(0.1)
-	scalar := torch.FromSlice([]float32{2.5}).Reshape()
-	empty := torch.Zeros([]int{0, 6})
 	type fn = func(in ...*torch.Tensor) *torch.Tensor
 	cases := []struct {
 		name   string
 		f      fn
 		inputs []*torch.Tensor
 	}{
-		{"add", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Add(in[1]) }, []*torch.Tensor{a, b}},
-		{"add broadcast alpha", func(in ...*torch.Tensor) *torch.Tensor { return in[0].AddAlpha(in[1], 0.5) }, []*torch.Tensor{a, row}},
-		{"sub", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sub(in[1]) }, []*torch.Tensor{b, a}},
-		{"mul 0-dim", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mul(in[1]) }, []*torch.Tensor{a, scalar}},
-		{"div", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Div(in[1]) }, []*torch.Tensor{a, pos}},
-		{"maximum minimum", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Maximum(in[1]).Add(in[0].Minimum(in[1])) }, []*torch.Tensor{a, b}},
-		{"scalar ops", func(in ...*torch.Tensor) *torch.Tensor {
-			return in[0].AddScalar(1.5).SubScalar(0.25).MulScalar(3).DivScalar(2)
-		}, []*torch.Tensor{b}},
-		{"unary", func(in ...*torch.Tensor) *torch.Tensor {
-			return in[0].Neg().Exp().Add(in[1].Log()).Add(in[1].Sqrt()).Add(in[0].Abs()).Add(in[0].Relu())
-		}, []*torch.Tensor{a, pos}},
-		{"sigmoid tanh gelu", func(in ...*torch.Tensor) *torch.Tensor {
-			return in[0].Sigmoid().Add(in[0].Tanh()).Add(in[0].Gelu())
-		}, []*torch.Tensor{b}},
-		{"argmax", func(in ...*torch.Tensor) *torch.Tensor {
-			return in[0].ArgmaxDim(1, false).Add(in[0].ArgmaxDim(0, true).Sum()).Add(in[0].Argmax())
-		}, []*torch.Tensor{b}},
-		{"softmax log_softmax", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Softmax(1).Add(in[0].LogSoftmax(0)) }, []*torch.Tensor{b}},
 		{"softmax backward", func(in ...*torch.Tensor) *torch.Tensor {
 			y := in[0].Softmax(1)
 			return torch.SoftmaxBackward(in[1], y, 1).Add(torch.LogSoftmaxBackward(in[1], in[0].LogSoftmax(1), 1))
 		}, []*torch.Tensor{a, b}},
-		{"sum mean amax", func(in ...*torch.Tensor) *torch.Tensor {
-			return in[0].Sum(1).Add(in[0].Mean(1)).Add(in[0].Amax(1)).Add(in[0].SumKeepDim(0, 1).Reshape(1))
-		}, []*torch.Tensor{b}},
-		{"sum all", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Sum() }, []*torch.Tensor{a}},
-		{"mm transposed", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Mm(in[1].T()) }, []*torch.Tensor{a, b}},
-		{"bmm", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Reshape(2, 2, 6).Bmm(in[1].Reshape(2, 6, 2)) }, []*torch.Tensor{a, b.Contiguous()}},
 		{"addmm linear", func(in ...*torch.Tensor) *torch.Tensor {
 			return torch.Addmm(in[2].Narrow(0, 0, 4), in[0], in[1].T(), 0.5, 2).Add(torch.Linear(in[0], in[1], in[2].Narrow(0, 0, 4)))
 		}, []*torch.Tensor{a, b, row}},
 		{"baddbmm", func(in ...*torch.Tensor) *torch.Tensor {
 			return torch.Baddbmm(in[2].Narrow(0, 0, 2), in[0].Reshape(2, 2, 6), in[1].Reshape(2, 6, 2), 1, 1)
 		}, []*torch.Tensor{a, b.Contiguous(), row}},
-		{"comparisons where", func(in ...*torch.Tensor) *torch.Tensor {
-			gt := in[0].Gt(in[1])
-			w := torch.Where(gt, in[0], in[1])
-			return w.Add(torch.Where(in[0].LtScalar(0), in[0], in[2])).Add(in[0].Eq(in[0]).ToDType(torch.Float32)).
-				Add(in[0].Ne(in[1]).ToDType(torch.Float32)).Add(in[0].Le(in[1]).ToDType(torch.Float32)).
-				Add(in[0].Ge(in[1]).ToDType(torch.Float32)).Add(in[0].Lt(in[1]).ToDType(torch.Float32)).
-				Add(in[0].EqScalar(0).ToDType(torch.Float32)).Add(in[0].GtScalar(0.1).ToDType(torch.Float32))
-		}, []*torch.Tensor{a, b, row}},
-		{"pow", func(in ...*torch.Tensor) *torch.Tensor { return in[1].Pow(in[0]).Add(in[0].PowScalar(3)) }, []*torch.Tensor{a, pos}},
-		{"clamp", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Clamp(-0.5, 0.75) }, []*torch.Tensor{b}},
 		{"fill zero copy", func(in ...*torch.Tensor) *torch.Tensor {
 			z := torch.ZerosLike(in[0])
 			z.Narrow(1, 0, 2).Fill_(7)
@@ -96,7 +60,6 @@ func TestOpsMatchCPU(t *testing.T) {
 			}
 			return x.Add(y).Add(z)
 		}, []*torch.Tensor{a, b}},
-		{"empty", func(in ...*torch.Tensor) *torch.Tensor { return in[0].Exp().Add(in[0]).Sum(0) }, []*torch.Tensor{empty}},
 		{"cast", func(in ...*torch.Tensor) *torch.Tensor {
 			return in[0].MulScalar(10).ToDType(torch.Int32).ToDType(torch.Float64)
 		}, []*torch.Tensor{a}},
@@ -149,7 +112,9 @@ func TestOpErrors(t *testing.T) {
 		text string
 	}{
 		{"shape mismatch", x.Add(torch.Ones([]int{4}, torch.WithDevice("npu"))), torch.ErrShape, "npu:0"},
-		{"op not on the NPU", x.Sin(), torch.ErrNotImplemented, "could not run 'sin' on device 'npu'"},
+		// An op the NPU lacks runs on the host (pkg/dispatch's host
+		// fallback), so the error is the CPU kernel's, naming the NPU.
+		{"op not on the NPU", x.Sin().Add(torch.Ones([]int{3, 2}, torch.WithDevice("npu"))), torch.ErrShape, "npu:0"},
 		{"mixed devices", x.Add(torch.Ones([]int{2, 3})), torch.ErrDevice, "cpu"},
 		{"missing device", torch.Ones([]int{2}, torch.WithDevice(fmt.Sprintf("npu:%d", npu.DeviceCount()))), torch.ErrDevice, "does not exist"},
 	}

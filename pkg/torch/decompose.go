@@ -1,0 +1,145 @@
+package torch
+
+import (
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
+)
+
+// Decompositions: ops computed with other ops, for devices without a
+// kernel for them (ATen's CompositeImplicitAutograd). The dispatcher runs
+// one when the call's device has no kernel for the op, or its kernel
+// declines this form of it (kernel.ErrNotImplemented); callers never
+// choose. A decomposition sees the prepared call: its operands wrapped as
+// tensors that own nothing, it computes on the call's device with ops that
+// device has, and writes into the outputs the dispatcher allocated. It
+// returns kernel.ErrNotImplemented for a form it does not cover, and the
+// dispatcher then runs the op on the host (see pkg/dispatch).
+
+func init() {
+	dispatch.RegisterDecomposition(kernel.OpGather, decomposeGather)
+	dispatch.RegisterDecomposition(kernel.OpClamp, decomposeClamp)
+	dispatch.RegisterDecomposition(kernel.OpRelu6, decomposeRelu6)
+	dispatch.RegisterDecomposition(kernel.OpAmin, decomposeAmin)
+	dispatch.RegisterDecomposition(kernel.OpIsNan, decomposeIsNan)
+	dispatch.RegisterDecomposition(kernel.OpLogicalNot, decomposeLogicalNot)
+}
+
+// operandTensor wraps o as a tensor that shares o's memory and owns
+// nothing: dropping it frees nothing.
+func operandTensor(o *kernel.Operand) *Tensor {
+	return newTensor(newStorage(o.Mem), o.DType, o.Shape, o.Strides, o.Offset)
+}
+
+// writeOutput copies r, a decomposition's result, into output i of c and
+// releases r.
+func writeOutput(c *kernel.Call, i int, r *Tensor) error {
+	if r.err != nil {
+		return r.err
+	}
+	err := operandTensor(&c.Out[i]).Copy_(r).err
+	r.Release()
+	return err
+}
+
+// decomposeGather picks the elements of gather with a one-hot mask: for
+// input x, dim d and index idx, out = sum over k of where(idx == k, x, 0)
+// along a new dim after d (x narrowed to idx's sizes in the other dims).
+// Only eq, where and sum run on the device; an index out of range is the
+// error the CPU kernel gives.
+func decomposeGather(c *kernel.Call) error {
+	x, idx := operandTensor(&c.In[0]), operandTensor(&c.In[1])
+	dim := c.Dim
+	if x.Dim() == 0 || idx.Dim() != x.Dim() {
+		return kernel.Errorf(kernel.ErrNotImplemented, "gather of a 0-dim input has no decomposition")
+	}
+	n := x.shape[dim]
+	if err := checkIndexRange(idx, dim, n); err != nil {
+		return err
+	}
+	v := x
+	for d, size := range idx.shape {
+		if d != dim {
+			v = v.Narrow(d, 0, size)
+		}
+	}
+	classes := make([]int, x.Dim()+1)
+	for i := range classes {
+		classes[i] = 1
+	}
+	classes[dim+1] = n
+	k := Arange(n, WithDType(Int64), OnDevice(x.Device())).View(classes...)
+	mask := idx.Unsqueeze(dim + 1).Eq(k)
+	zero := Zeros(nil, WithDType(x.dtype), OnDevice(x.Device()))
+	kept := Where(mask, v.Unsqueeze(dim), zero)
+	r := kept.Sum(dim + 1)
+	k.Release()
+	mask.Release()
+	kept.Release()
+	return writeOutput(c, 0, r)
+}
+
+// checkIndexRange returns the CPU kernel's error when an element of idx is
+// outside [0, n) (indices along dim).
+func checkIndexRange(idx *Tensor, dim, n int) error {
+	bad := idx.LtScalar(0).LogicalOr(idx.GeScalar(n))
+	anyBad, err := bad.Any().ItemBool()
+	if err != nil || !anyBad {
+		return err
+	}
+	first, err := idx.MaskedSelect(bad).Narrow(0, 0, 1).ItemInt()
+	if err != nil {
+		return err
+	}
+	return kernel.Errorf(kernel.ErrIndex, "index %d is out of bounds for dimension %d with size %d", first, dim, n)
+}
+
+// decomposeClamp is clamp with one bound as maximum (a lower bound) or
+// minimum (an upper one) with a 0-dim tensor, in the output's dtype; both
+// propagate NaN as clamp does. Both bounds decline.
+func decomposeClamp(c *kernel.Call) error {
+	var r *Tensor
+	out := &c.Out[0]
+	x := operandTensor(&c.In[0]).ToDType(out.DType)
+	switch c.Mode & (kernel.ClampMin | kernel.ClampMax) {
+	case kernel.ClampMin:
+		r = x.Maximum(Scalar(c.Scalars[0], WithDType(out.DType), OnDevice(x.Device())))
+	case kernel.ClampMax:
+		r = x.Minimum(Scalar(c.Scalars[1], WithDType(out.DType), OnDevice(x.Device())))
+	default:
+		return kernel.Errorf(kernel.ErrNotImplemented, "clamp with both bounds or none has no decomposition")
+	}
+	return writeOutput(c, 0, r)
+}
+
+// decomposeRelu6 is relu6 as clamp to [0, 6] (both bounds: the NPU's
+// kernel), which keeps NaN as relu6 does.
+func decomposeRelu6(c *kernel.Call) error {
+	return writeOutput(c, 0, operandTensor(&c.In[0]).Clamp(0, 6))
+}
+
+// decomposeAmin is amin as -amax(-x), exact for floats and signed
+// integers; bool and uint8 (whose negation wraps) decline.
+func decomposeAmin(c *kernel.Call) error {
+	x := operandTensor(&c.In[0])
+	if x.dtype == Bool || x.dtype == Uint8 {
+		return kernel.Errorf(kernel.ErrNotImplemented, "amin of %s has no decomposition", kernel.PyName(x.dtype))
+	}
+	neg := x.Neg()
+	r := reduction{op: kernel.OpAmax, dims: c.Dims, keepDim: c.KeepDim}.run(neg)
+	neg.Release()
+	y := r.Neg()
+	r.Release()
+	return writeOutput(c, 0, y)
+}
+
+// decomposeIsNan is isnan as x != x.
+func decomposeIsNan(c *kernel.Call) error {
+	x := operandTensor(&c.In[0])
+	return writeOutput(c, 0, x.Ne(x))
+}
+
+// decomposeLogicalNot is logical_not as x == 0 (NaN is true, so its
+// negation false, as the comparison gives).
+func decomposeLogicalNot(c *kernel.Call) error {
+	return writeOutput(c, 0, operandTensor(&c.In[0]).EqScalar(0))
+}
