@@ -231,6 +231,7 @@ var Ops = []Op{
 	{ID: "Baddbmm", Name: "baddbmm", Attrs: "batched Addmm"},
 	{ID: "Dot", Name: "dot", Attrs: "Out = sum(In[0]*In[1]) (1-D)"},
 
+	{ID: "Svd", Name: "linalg_svd", Attrs: "In[0] (..., m, n); Out[0] U, Out[1] S (descending), Out[2] Vh; Mode: SvdFull, SvdValuesOnly bits"},
 	{ID: "Cat", Name: "cat", Attrs: "Dim; any number of inputs", Section: "Data movement."},
 	{ID: "Flip", Name: "flip", Attrs: "Dims"},
 	{ID: "Gather", Name: "gather", Attrs: "Dim; In[0] self, In[1] index"},

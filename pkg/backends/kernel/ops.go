@@ -24,6 +24,12 @@ const (
 	ClampMax
 )
 
+// Forms of OpSvd (bits of Mode).
+const (
+	SvdFull       = 1 << iota // full_matrices: U is (m, m) and Vh (n, n)
+	SvdValuesOnly             // only S (svdvals); Out has one operand
+)
+
 // Reductions of OpScatter and OpScatterReduce (Mode).
 const (
 	ReduceNone = iota

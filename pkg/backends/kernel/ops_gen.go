@@ -157,6 +157,7 @@ const (
 	OpAddmm   // addmm: Out = Scalars[0]*In[0] + Scalars[1]*(In[1] @ In[2]) (beta, alpha)
 	OpBaddbmm // baddbmm: batched Addmm
 	OpDot     // dot: Out = sum(In[0]*In[1]) (1-D)
+	OpSvd     // linalg_svd: In[0] (..., m, n); Out[0] U, Out[1] S (descending), Out[2] Vh; Mode: SvdFull, SvdValuesOnly bits
 
 	// Data movement.
 	OpCat           // cat: Dim; any number of inputs
@@ -317,6 +318,7 @@ var opNames = [NumOps]string{
 	OpAddmm:              "addmm",
 	OpBaddbmm:            "baddbmm",
 	OpDot:                "dot",
+	OpSvd:                "linalg_svd",
 	OpCat:                "cat",
 	OpFlip:               "flip",
 	OpGather:             "gather",
