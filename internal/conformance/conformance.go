@@ -102,6 +102,10 @@ func method(name string) (Func, bool) {
 	return nil, false
 }
 
+// Files are the files of golden cases in the ops format, written by
+// scripts/golden/{ops,reductions,views_linalg,data,svd}.py.
+var Files = []string{"ops.json", "reductions.json", "views_linalg.json", "data.json", "svd.json"}
+
 // File is a file of golden cases.
 type File struct {
 	Torch string `json:"torch"`

@@ -65,16 +65,10 @@ func TestEveryOpRunsOnEveryDevice(t *testing.T) {
 	}
 }
 
-// golden runs the golden cases of ops.json on a device of type d.
+// golden runs every file of golden cases on a device of type d.
 func golden(t *testing.T, d device.Type) {
-	f := conformance.Load(t, "ops.json")
-	n := map[string]int{}
-	for _, c := range f.Cases {
-		n[c.Op]++
-		id := fmt.Sprintf("%s/%d", c.Op, n[c.Op])
-		t.Run(id, func(t *testing.T) {
-			conformance.RunCase(t, c, name(d))
-		})
+	for _, file := range conformance.Files {
+		t.Run(file, func(t *testing.T) { conformance.Run(t, file, name(d)) })
 	}
 }
 

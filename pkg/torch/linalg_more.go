@@ -489,10 +489,13 @@ func (t *Tensor) vectorNormGrad(y *Tensor, ord float64, dims []int, keepdim bool
 // LinalgMatrixNorm returns the ord-norm of the matrices over dims of t, as
 // torch.linalg.matrix_norm: ord "fro" (the default, the square root of the
 // sum of squares), 1 and -1 (largest and smallest sum of magnitudes of a
-// column), inf and -inf (of a row). "nuc", 2 and -2 need singular values,
-// which MindTorch does not compute yet: they fail with ErrNotImplemented.
-// ord is a string or a Go number; t must be floating point, with at least
-// 2 dims.
+// column), inf and -inf (of a row), "nuc" (the sum of the singular
+// values), 2 and -2 (the largest and smallest singular value). ord is a
+// string or a Go number; t must be floating point, with at least 2 dims,
+// and float32 or float64 for "nuc", 2 and -2 (PyTorch refuses low
+// precision there). The singular values come from LinalgSvdvals, whose
+// gradient they take (a tie between largest or smallest singular values
+// shares the gradient evenly, as amax and amin do).
 func (t *Tensor) LinalgMatrixNorm(ord any, dims [2]int, keepdim bool) *Tensor {
 	const op = "linalg.matrix_norm"
 	if err := inputErr(op, t); err != nil {
@@ -520,13 +523,22 @@ func (t *Tensor) LinalgMatrixNorm(ord any, dims [2]int, keepdim bool) *Tensor {
 		case "fro":
 			return t.LinalgVectorNorm(2, []int{d0, d1}, keepdim)
 		case "nuc":
-			return t.fail(op, kernel.Errorf(ErrNotImplemented, "linalg.matrix_norm: ord='nuc' needs singular values, which are not implemented"))
+			if t.dtype == Float16 || t.dtype == BFloat16 {
+				return t.fail(op, lowPrecisionNorm(t.dtype))
+			}
+			return renamed(op, []*Tensor{t}, t.singularValueNorm(0, d0, d1, keepdim))
 		}
 		return t.fail(op, kernel.Errorf(ErrArgument, "linalg.matrix_norm: Order %s not supported.", s))
 	}
 	o, err := kernel.ScalarOf(ord)
 	if err != nil || o.DType() == Bool {
 		return t.fail(op, kernel.Errorf(ErrArgument, "linalg.matrix_norm: ord must be a string or a number, got %T", ord))
+	}
+	if f := o.Float(); math.Abs(f) == 2 {
+		if t.dtype == Float16 || t.dtype == BFloat16 {
+			return t.fail(op, lowPrecisionNorm(t.dtype))
+		}
+		return renamed(op, []*Tensor{t}, t.singularValueNorm(f, d0, d1, keepdim))
 	}
 	return renamed(op, []*Tensor{t}, t.matrixNormOrd(o.Float(), d0, d1, keepdim))
 }
@@ -536,8 +548,6 @@ func (t *Tensor) LinalgMatrixNorm(ord any, dims [2]int, keepdim bool) *Tensor {
 // smallest (ord < 0) over the other.
 func (t *Tensor) matrixNormOrd(ord float64, d0, d1 int, keepdim bool) *Tensor {
 	switch math.Abs(ord) {
-	case 2:
-		return t.fail("linalg.matrix_norm", kernel.Errorf(ErrNotImplemented, "linalg.matrix_norm: ord=%s needs singular values, which are not implemented", formatOrd(ord)))
 	case 1:
 	case math.Inf(1):
 		d0, d1 = d1, d0 // the inf norm is the 1 norm of the transposed matrix
@@ -557,6 +567,101 @@ func (t *Tensor) matrixNormOrd(ord float64, d0, d1 int, keepdim bool) *Tensor {
 		return sums.AminKeepDim(d1)
 	}
 	return sums.Amin(d1)
+}
+
+// lowPrecisionNorm is PyTorch's refusal of float16 and bfloat16 by the
+// matrix norms computed from singular values.
+func lowPrecisionNorm(d DType) error {
+	return kernel.Errorf(ErrDType, "linalg.matrix_norm: Low precision dtypes not supported. Got %s", kernel.PyName(d))
+}
+
+// singularValueNorm is a matrix norm of t over dims d0 and d1 computed from
+// its singular values, as ATen computes it: the dims moved last, then the
+// sum (ord 0: the nuclear norm), largest (ord 2) or smallest (ord -2)
+// singular value; with keepdim, the two dims come back as size 1 through
+// an unsqueeze and the inverse permutation.
+func (t *Tensor) singularValueNorm(ord float64, d0, d1 int, keepdim bool) *Tensor {
+	nd := t.Dim()
+	perm := make([]int, 0, nd)
+	for d := range nd {
+		if d != d0 && d != d1 {
+			perm = append(perm, d)
+		}
+	}
+	perm = append(perm, d0, d1)
+	sv := t.Permute(perm...).LinalgSvdvals()
+	var r *Tensor
+	switch {
+	case ord == 0:
+		r = sv.sumLast(keepdim)
+	case ord > 0 && keepdim:
+		r = sv.AmaxKeepDim(-1)
+	case ord > 0:
+		r = sv.Amax(-1)
+	case keepdim:
+		r = sv.AminKeepDim(-1)
+	default:
+		r = sv.Amin(-1)
+	}
+	if !keepdim || r.err != nil {
+		return r
+	}
+	inverse := make([]int, nd)
+	for i, d := range perm {
+		inverse[d] = i
+	}
+	return r.Unsqueeze(-1).Permute(inverse...)
+}
+
+// sumLast sums over the last dim.
+func (t *Tensor) sumLast(keepdim bool) *Tensor {
+	if keepdim {
+		return t.SumKeepDim(-1)
+	}
+	return t.Sum(-1)
+}
+
+// NormNuc is torch.norm(t, p="nuc", dim=dims): the nuclear norm (the sum
+// of the singular values) of the matrices over dims, which must be two
+// dims; without dims t must be a matrix. Unlike LinalgMatrixNorm it
+// takes t's dtype to LinalgSvdvals unchecked, so the errors for integer
+// and 16-bit inputs are those of linalg.svd, as in PyTorch.
+func (t *Tensor) NormNuc(dims ...int) *Tensor { return t.nuclearNorm(false, dims) }
+
+// NormNucKeepDim is NormNuc keeping the two reduced dims as size 1.
+func (t *Tensor) NormNucKeepDim(dims ...int) *Tensor { return t.nuclearNorm(true, dims) }
+
+// nuclearNorm is ATen's nuclear_norm.
+func (t *Tensor) nuclearNorm(keepdim bool, dims []int) *Tensor {
+	const op = "nuclear_norm"
+	if err := inputErr(op, t); err != nil {
+		return failed(err)
+	}
+	if dims == nil {
+		if t.Dim() != 2 {
+			plural := "s"
+			if t.Dim() == 1 {
+				plural = ""
+			}
+			return t.fail(op, kernel.Errorf(ErrShape, "Expected a tensor with 2 dimensions, but got a tensor with %d dimension%s instead.", t.Dim(), plural))
+		}
+		dims = []int{0, 1}
+	}
+	if len(dims) != 2 {
+		return t.fail(op, kernel.Errorf(ErrArgument, "nuclear norm requires a 'dim' argument of size 2"))
+	}
+	d0, err := kernel.NormalizeDim(dims[0], t.Dim())
+	if err != nil {
+		return t.fail(op, err)
+	}
+	d1, err := kernel.NormalizeDim(dims[1], t.Dim())
+	if err != nil {
+		return t.fail(op, err)
+	}
+	if d0 == d1 {
+		return t.fail(op, kernel.Errorf(ErrArgument, "duplicate or invalid dimensions"))
+	}
+	return renamed(op, []*Tensor{t}, t.singularValueNorm(0, d0, d1, keepdim))
 }
 
 // Einsum sums the product of operands over the subscripts of equation, as

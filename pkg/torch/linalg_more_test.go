@@ -100,9 +100,9 @@ func TestLinalgMoreErrors(t *testing.T) {
 		{"matrix_norm 1-D", "linalg.matrix_norm", torch.ErrShape, v.LinalgMatrixNorm("fro", [2]int{-2, -1}, false)},
 		{"matrix_norm ord", "linalg.matrix_norm", torch.ErrArgument, x.LinalgMatrixNorm(3, [2]int{-2, -1}, false)},
 		{"matrix_norm ord type", "linalg.matrix_norm", torch.ErrArgument, x.LinalgMatrixNorm(true, [2]int{-2, -1}, false)},
-		{"matrix_norm nuc", "linalg.matrix_norm", torch.ErrNotImplemented, x.LinalgMatrixNorm("nuc", [2]int{-2, -1}, false)},
-		{"matrix_norm 2", "linalg.matrix_norm", torch.ErrNotImplemented, x.LinalgMatrixNorm(2, [2]int{-2, -1}, false)},
-		{"matrix_norm -2", "linalg.matrix_norm", torch.ErrNotImplemented, x.LinalgMatrixNorm(-2.0, [2]int{-2, -1}, false)},
+		{"matrix_norm nuc half", "linalg.matrix_norm", torch.ErrDType, x.ToDType(torch.Float16).LinalgMatrixNorm("nuc", [2]int{-2, -1}, false)},
+		{"matrix_norm 2 bfloat16", "linalg.matrix_norm", torch.ErrDType, x.ToDType(torch.BFloat16).LinalgMatrixNorm(2, [2]int{-2, -1}, false)},
+		{"matrix_norm -2 empty", "linalg.matrix_norm", torch.ErrIndex, torch.Zeros([]int{0, 3}).LinalgMatrixNorm(-2.0, [2]int{-2, -1}, false)},
 		{"failed input", "view", torch.ErrShape, bad.Trace()},
 		{"failed einsum operand", "view", torch.ErrShape, torch.Einsum("ij,j", x, bad)},
 	}

@@ -10,7 +10,7 @@ import (
 // with PyTorch, the same that pkg/torch runs on cpu and meta) on the NPU:
 // the emulator in CI, CANN with make test-npu.
 func TestConformance(t *testing.T) {
-	for _, file := range []string{"ops.json", "reductions.json", "views_linalg.json", "data.json"} {
+	for _, file := range conformance.Files {
 		t.Run(file, func(t *testing.T) { conformance.Run(t, file, "npu") })
 	}
 }
