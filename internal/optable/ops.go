@@ -244,7 +244,7 @@ var Ops = []Op{
 	{ID: "Nonzero", Name: "nonzero", Attrs: "In[0]"},
 	{ID: "Sort", Name: "sort", Attrs: "Dim; KeepDim: descending; Mode 1: stable"},
 	{ID: "Topk", Name: "topk", Attrs: "Ints[0] k; Dim; KeepDim: largest; Mode 1: sorted"},
-	{ID: "Unique", Name: "unique", Attrs: "Mode bits: sorted, return_inverse, return_counts"},
+	{ID: "Unique", Name: "unique", Attrs: "Mode bits UniqueInverse, UniqueCounts: the outputs besides the sorted values"},
 	{ID: "Searchsorted", Name: "searchsorted", Attrs: "In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64"},
 
 	// Appended after the ops above so that their IDs stay as they were.

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
-	"github.com/mindtorch/mindtorch/pkg/backends/meta"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
@@ -747,7 +746,7 @@ func (t *Tensor) Unique() (values, inverse, counts *Tensor) {
 	}
 	c := dispatch.NewCall(kernel.OpUnique, t.Device(), 1, 3)
 	c.In[0] = t.operand()
-	c.Mode = meta.UniqueInverse | meta.UniqueCounts
+	c.Mode = kernel.UniqueInverse | kernel.UniqueCounts
 	if err := dispatch.Run(c); err != nil {
 		dispatch.Free(c)
 		e := failed(err)

@@ -24,6 +24,12 @@ const (
 	ClampMax
 )
 
+// Outputs of OpUnique beyond the values (bits of Mode).
+const (
+	UniqueInverse = 1 << iota // the inverse indices
+	UniqueCounts              // the counts
+)
+
 // Forms of OpSvd (bits of Mode).
 const (
 	SvdFull       = 1 << iota // full_matrices: U is (m, m) and Vh (n, n)

@@ -172,7 +172,7 @@ const (
 	OpNonzero       // nonzero: In[0]
 	OpSort          // sort: Dim; KeepDim: descending; Mode 1: stable
 	OpTopk          // topk: Ints[0] k; Dim; KeepDim: largest; Mode 1: sorted
-	OpUnique        // unique: Mode bits: sorted, return_inverse, return_counts
+	OpUnique        // unique: Mode bits UniqueInverse, UniqueCounts: the outputs besides the sorted values
 	OpSearchsorted  // searchsorted: In[0] sorted sequence, In[1] values; KeepDim: right; DType: out_int32 or int64
 
 	// Pointwise ops appended later.

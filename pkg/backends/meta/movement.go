@@ -225,7 +225,7 @@ func Nonzero(c *kernel.Call) error {
 }
 
 // Unique is the meta function of unique: the sorted distinct values, and
-// with Mode bits UniqueInverse and UniqueCounts the int64 inverse indices
+// with Mode bits kernel.UniqueInverse and kernel.UniqueCounts the int64 inverse indices
 // (the input's shape) and counts.
 func Unique(c *kernel.Call) error {
 	c.Dynamic = true
@@ -234,12 +234,6 @@ func Unique(c *kernel.Call) error {
 	c.Out[1].DType, c.Out[2].DType = dtype.Int64, dtype.Int64
 	return nil
 }
-
-// The bits of Unique's Mode.
-const (
-	UniqueInverse = 1 << iota
-	UniqueCounts
-)
 
 // Sort is the meta function of sort and topk: values and int64 indices,
 // the input's shape (with k in c.Dim for topk).
