@@ -254,6 +254,9 @@ var Ops = []Op{
 		// float32, float16 and bfloat16; double for float64), c0 the power
 		// of ten computed in double and converted to it.
 		Float: "c1 != 0 ? G(nearbyint, x / c0) * c0 : G(nearbyint, x * c0) / c0", CAttrs: []int{0, 1}},
+	{ID: "Kthvalue", Name: "kthvalue", Attrs: "Ints[0] k; Dim; KeepDim; Out[0] values, Out[1] int64 indices",
+		Section: "Selections along a dim appended later."},
+	{ID: "Mode", Name: "mode", Attrs: "Dim; KeepDim; Out[0] values, Out[1] int64 indices"},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).

@@ -2,6 +2,9 @@ package dispatch
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -160,7 +163,7 @@ func runKernel(c *kernel.Call) error {
 		err := d(c)
 		if !errors.Is(err, kernel.ErrNotImplemented) {
 			count(c, Decomposed)
-			return err
+			return relabel(c, err)
 		}
 		if declined == nil {
 			declined = err
@@ -175,4 +178,77 @@ func runKernel(c *kernel.Call) error {
 			"could not run '%s' on device '%s': it is available on %v", c.Op, c.Device.Type, kernel.Devices(c.Op))
 	}
 	return declined
+}
+
+// relabel makes an error raised inside c's decomposition by one of the ops
+// it is made of (where, sum, ...) an error of c's op, the one the caller
+// called: the kind stays (errors.Is matches it, and the cause, as before),
+// the inner op's message becomes the detail ("in its decomposition,
+// where of bool[2] npu:0, ...: the size of tensor a ..."), and the dispatcher fills in c's op and inputs. An error
+// that names no op, or c's own, is c's already.
+func relabel(c *kernel.Call, err error) error {
+	var inner *kernel.OpError
+	if err == nil || !errors.As(err, &inner) || inner.Op == "" || inner.Op == c.Op.String() {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("in its decomposition, ")
+	b.WriteString(inner.Op)
+	if len(inner.Shapes) > 0 { // the inner op's inputs; the outer error lists c's
+		b.WriteString(" of ")
+		for i, s := range inner.Shapes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if i < len(inner.DTypes) {
+				b.WriteString(inner.DTypes[i].Name())
+			}
+			fmt.Fprint(&b, s) // [2 3], as the outer list
+			if i < len(inner.Devices) {
+				b.WriteString(" ")
+				b.WriteString(inner.Devices[i].String())
+			}
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(inner.Detail) // the kind leads the outer message, the cause ends it
+	return &kernel.OpError{Kind: inner.Kind, Detail: b.String(), Err: inner.Err}
+}
+
+// labels[op] is Label(op).
+var labels = func() (l [kernel.NumOps]string) {
+	for op := range l {
+		l[op] = kernel.OpID(op).String()
+	}
+	// PyTorch's overload names (aten::clamp.Tensor, aten::round.decimals)
+	// for the ops that share their PyTorch name with another.
+	l[kernel.OpClampTensor] = "clamp.Tensor"
+	l[kernel.OpRoundDecimals] = "round.decimals"
+	return l
+}()
+
+// Label names op in counts, routes and logs: its PyTorch name (the one its
+// errors carry), or, for an op that shares that name with another,
+// PyTorch's overload name: OpClamp (scalar bounds) is "clamp" and
+// OpClampTensor (tensor bounds) "clamp.Tensor", OpRound is "round" and
+// OpRoundDecimals "round.decimals". No two ops have the same label.
+func Label(op kernel.OpID) string {
+	if op > kernel.OpInvalid && op < kernel.NumOps {
+		return labels[op]
+	}
+	return op.String()
+}
+
+// String formats counts for logs: "native 3, decomposed 0, host fallback 1".
+func (c Counts) String() string {
+	var b strings.Builder
+	for i, n := range []uint64{c.Native, c.Decomposed, c.HostFallback} {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Route(i).String())
+		b.WriteString(" ")
+		b.WriteString(strconv.FormatUint(n, 10))
+	}
+	return b.String()
 }

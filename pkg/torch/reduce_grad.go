@@ -258,13 +258,18 @@ func recordExtremeDim(op kernel.OpID, t, values, indices *Tensor, dim int, keepD
 // of g_k * prod(x_j, j <= k, j != i). Without zeros in x that is the
 // reversed cumsum of g*y divided by x; with zeros it is computed exactly by
 // one scan, dx_i = y_(i-1) * r_i with r_i = g_i + x_(i+1) * r_(i+1).
+// The meta device, which has no values to look for zeros in, takes the
+// first way: both give the gradient's shape and dtype, all it computes.
 func cumprodGrad(g, x, y *Tensor, d int) *Tensor {
 	if x.Dim() == 0 || x.Numel() == 0 {
 		return g
 	}
-	hasZero, err := x.EqScalar(0).Any().ItemBool()
-	if err != nil {
-		return failed(err)
+	hasZero := false
+	if !x.IsMeta() {
+		var err error
+		if hasZero, err = x.EqScalar(0).Any().ItemBool(); err != nil {
+			return failed(err)
+		}
 	}
 	if !hasZero {
 		return g.Mul(y).Flip(d).Cumsum(d).Flip(d).Div(x)

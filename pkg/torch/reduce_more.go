@@ -11,7 +11,10 @@ import (
 // the pointwise ops) and get their gradients from the ops they use, or
 // record PyTorch's own rule where it differs (the ops that select an
 // element). Every argument is checked first, so that errors name the op
-// the caller called and not one of the ops it is made of.
+// the caller called and not one of the ops it is made of. kthvalue and
+// mode, whose choice among ties is an algorithm's (PyTorch's quickselect,
+// std::sort), have kernels instead (OpKthvalue, OpMode), which devices
+// without one run on the host.
 
 // Nansum returns the sum over dims (all when none) treating NaN as zero
 // (torch.nansum): "Returns the sum of all elements, treating Not a Numbers
@@ -178,27 +181,59 @@ func (t *Tensor) NanmedianDim(dim int, keepDim bool) (values, indices *Tensor) {
 // and their indices (torch.kthvalue); NaN counts as larger than every
 // number. The gradient goes to the index returned.
 //
-// Where the k-th value occurs several times, PyTorch's CPU returns the
-// index its quickselect happens to leave there (not specified by its
-// documentation, and different on CUDA); MindTorch returns the index of
-// the element a stable sort puts at position k, which always holds the
-// k-th value but may differ from PyTorch's index for ties. Without ties
-// the indices are PyTorch's.
+// Where the k-th value occurs several times, the index is the one
+// PyTorch's CPU returns (its documentation leaves it unspecified, and CUDA
+// differs): the kernel replays PyTorch 1.13's quickselect
+// (quick_select_template, median-of-three pivot) on (value, index) pairs,
+// on every device (the NPU runs the CPU kernel on host copies).
 func (t *Tensor) Kthvalue(k, dim int, keepDim bool) (values, indices *Tensor) {
-	return t.selectAlongDim("kthvalue", dim, keepDim, k, kthPos)
+	return t.selectOp(kernel.OpKthvalue, "kthvalue", dim, keepDim, k)
 }
 
 // Mode returns the most frequent value along dim and an index of it
-// (torch.mode): among values equally frequent, the smallest; its index is
-// the last occurrence, which is PyTorch's CPU choice for slices of up to
-// 16 elements (insertion sort); beyond, PyTorch's choice depends on its
-// unstable sort and is unspecified, and MindTorch still returns the last
-// occurrence. Each NaN counts as a value of its own, larger than every
-// number, so NaN is the mode only of a slice of NaNs; PyTorch's result
-// with NaNs depends on its sort comparing NaN and is unspecified. The
-// gradient goes to the index returned.
+// (torch.mode): among values equally frequent, the smallest (the first
+// run of the sorted slice), with the index PyTorch's CPU kernel picks, on
+// every device. That kernel sorts the slice's (value, index) pairs with
+// std::sort comparing values with < and takes the last pair of the first
+// longest run of equal values; the kernel here replays libstdc++'s
+// std::sort step by step (the port behind SortStable(stable=false)), so
+// that the index is PyTorch's for slices of any length: the last
+// occurrence up to 16 elements (insertion sort), wherever introsort's
+// partitions leave the run beyond. Each NaN is a run of its own (NaN !=
+// NaN), and < cannot order NaN, so a NaN can keep equal numbers apart:
+// [NaN, 3, NaN, 3, 1] has mode NaN at 0, as in PyTorch. The replay gives
+// PyTorch's result with NaN too, except where, beyond 16 elements, NaN
+// leads std::sort's unguarded insertion to read before the slice in
+// PyTorch (undefined behaviour; MindTorch stops at the slice's start).
+// The gradient goes to the index returned.
 func (t *Tensor) Mode(dim int, keepDim bool) (values, indices *Tensor) {
-	return t.selectAlongDim("mode", dim, keepDim, 0, modePos)
+	return t.selectOp(kernel.OpMode, "mode", dim, keepDim, 0)
+}
+
+// selectOp runs kthvalue and mode, ops with a kernel that picks one
+// element of each slice along dim, and records the gradient of the
+// values: each to the index it came from.
+func (t *Tensor) selectOp(op kernel.OpID, name string, dim int, keepDim bool, k int) (*Tensor, *Tensor) {
+	d, err := t.selectArgs(name, dim, k)
+	if err != nil {
+		return failed(err), failed(err)
+	}
+	values, idx := runOp2(op, func(c *kernel.Call) error {
+		c.Dim, c.KeepDim = d, keepDim
+		if op == kernel.OpKthvalue {
+			c.Ints = c.NewInts(1)
+			c.Ints[0] = k
+		}
+		return nil
+	}, t)
+	if err := inputErr(name, values, idx); err != nil {
+		return failed(err), failed(err)
+	}
+	if recording(t) {
+		gradName := map[string]string{"kthvalue": "KthvalueBackward0", "mode": "ModeBackward0"}[name]
+		recordSelected(gradName, t, values, idx, d, keepDim)
+	}
+	return values, idx
 }
 
 // posFunc returns, for sorted values s (ascending, stable, NaN last) of
@@ -206,16 +241,16 @@ func (t *Tensor) Mode(dim int, keepDim bool) (values, indices *Tensor) {
 // the element to pick, keeping d as size 1 (int64).
 type posFunc func(x, s, order *Tensor, d, k int) *Tensor
 
-// selectAlongDim runs median, nanmedian, kthvalue and mode along dim:
-// pos picks a position of the sorted slice, whose index in t is returned
-// with t's value there.
-func (t *Tensor) selectAlongDim(name string, dim int, keepDim bool, k int, pos posFunc) (*Tensor, *Tensor) {
+// selectArgs checks the arguments of median, nanmedian, kthvalue and
+// mode along dim (k for kthvalue) as PyTorch does, so that the errors name
+// the op called, and returns dim normalized.
+func (t *Tensor) selectArgs(name string, dim, k int) (int, error) {
 	if err := inputErr(name, t); err != nil {
-		return failed(err), failed(err)
+		return 0, err
 	}
 	d, err := t.normDim(name, dim)
 	if err != nil {
-		return failed(err), failed(err)
+		return 0, err
 	}
 	n := 1
 	if t.Dim() > 0 {
@@ -226,17 +261,28 @@ func (t *Tensor) selectAlongDim(name string, dim int, keepDim bool, k int, pos p
 		msgName = "median" // PyTorch's nanmedian reports as median
 	}
 	if n == 0 {
-		e := failed(t.opError(name, ErrIndex, "%s(): Expected reduction dim %d to have non-zero size.", msgName, d))
-		return e, e
+		return 0, t.opError(name, ErrIndex, "%s(): Expected reduction dim %d to have non-zero size.", msgName, d)
 	}
 	if t.dtype == Bool && name != "mode" {
 		kernelName := map[string]string{"median": "median_out", "nanmedian": "median_out", "kthvalue": "kthvalue_cpu"}[name]
-		e := failed(t.opError(name, ErrDType, "\"%s\" not implemented for 'Bool'", kernelName))
-		return e, e
+		return 0, t.opError(name, ErrDType, "\"%s\" not implemented for 'Bool'", kernelName)
 	}
 	if name == "kthvalue" && (k < 1 || k > n) {
-		e := failed(t.opError(name, ErrArgument, "kthvalue(): selected number k out of range for dimension %d", d))
-		return e, e
+		return 0, t.opError(name, ErrArgument, "kthvalue(): selected number k out of range for dimension %d", d)
+	}
+	return d, nil
+}
+
+// selectAlongDim runs median and nanmedian along dim: pos picks a
+// position of the stably sorted slice, whose index in t is returned with
+// t's value there. (PyTorch 1.13's median and nanmedian along a dim run
+// std::nth_element with ties broken by index, which picks the element a
+// stable sort puts there; kthvalue and mode, whose choice among ties is
+// another, have kernels: selectOp.)
+func (t *Tensor) selectAlongDim(name string, dim int, keepDim bool, k int, pos posFunc) (*Tensor, *Tensor) {
+	d, err := t.selectArgs(name, dim, k)
+	if err != nil {
+		return failed(err), failed(err)
 	}
 	if t.Dim() == 0 {
 		return t.Clone(), Zeros(nil, WithDType(Int64), OnDevice(t.Device()))
@@ -252,8 +298,7 @@ func (t *Tensor) selectAlongDim(name string, dim int, keepDim bool, k int, pos p
 		return failed(err), failed(err)
 	}
 	if recording(t) {
-		gradName := map[string]string{"median": "MedianBackward1", "nanmedian": "NanmedianBackward1",
-			"kthvalue": "KthvalueBackward0", "mode": "ModeBackward0"}[name]
+		gradName := map[string]string{"median": "MedianBackward1", "nanmedian": "NanmedianBackward1"}[name]
 		recordSelected(gradName, t, values, idx, d, keepDim)
 	}
 	return values, idx
@@ -320,32 +365,6 @@ func allNaNIndex(n int) int {
 		}
 	}
 	return p
-}
-
-// kthPos is position k-1.
-func kthPos(x, _, _ *Tensor, d, k int) *Tensor {
-	return Full(keptShape(x.shape, d), k-1, WithDType(Int64), OnDevice(x.Device()))
-}
-
-// modePos finds, in the sorted slice, the last position of the first
-// longest run of equal values (PyTorch's mode kernel walks the sorted
-// slice the same way), without a loop over elements: runs start where a
-// value differs from its predecessor; a running maximum of the start
-// positions gives each element the start of its run, hence the length of
-// the run up to it; the first largest such length at a run's end wins.
-func modePos(x, s, _ *Tensor, d, _ int) *Tensor {
-	n := x.shape[d]
-	if n == 1 {
-		return Zeros(keptShape(x.shape, d), WithDType(Int64), OnDevice(x.Device()))
-	}
-	differs := s.Narrow(d, 1, n-1).Ne(s.Narrow(d, 0, n-1)) // NaN != NaN: each NaN is a run of its own
-	edge := Full(keptShape(x.shape, d), true, WithDType(Bool), OnDevice(x.Device()))
-	isStart := Cat([]*Tensor{edge, differs}, d)
-	isEnd := Cat([]*Tensor{differs, edge}, d)
-	pos := positionsAlong(x.shape, d, x.Device())
-	start, _ := cumExtremeScan(pos.MaskedFill(isStart.LogicalNot(), 0), d, true)
-	length := pos.Sub(start).AddScalar(1).MaskedFill(isEnd.LogicalNot(), 0)
-	return length.ArgmaxDim(d, true)
 }
 
 // positionsAlong is 0, 1, ..., n-1 along dim d, broadcast to shape (int64).
@@ -478,7 +497,7 @@ func (t *Tensor) cumExtreme(name string, dim int, isMax bool) (*Tensor, *Tensor)
 // it is the maximum of a total order (NaN above numbers, then later
 // indices above earlier ones among equals and among NaNs).
 func cumExtremeScan(v *Tensor, d int, isMax bool) (*Tensor, *Tensor) {
-	if v.err != nil { // an op before failed (mode's): pass its error on
+	if v.err != nil { // an op before failed: pass its error on
 		return v, v
 	}
 	n := v.shape[d]

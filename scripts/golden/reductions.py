@@ -91,7 +91,7 @@ cases = []
 def add_case(op, inputs, args, fn, only_values=False, half_ref=None):
     """Runs fn on the inputs with PyTorch and records the outputs or the
     error. only_values keeps only the first output, for ops whose index
-    output PyTorch leaves unspecified in that case (ties of kthvalue).
+    output PyTorch leaves unspecified in that case.
     half_ref computes the reference when 1.13 lacks a 16-bit kernel for
     the result dtype (the inputs' 16-bit dtypes are handled here)."""
     ts = [t for t, _ in inputs]
@@ -256,26 +256,39 @@ for name, mk in DIM_OPS.items():
                 # copy's result, what the op means and what MindTorch gives.
                 f = mk(dim, keep, k)
                 dim_case(name, [make_input(shape, "float32", views, values=vals)], dim, keep,
-                         lambda x: f(x.contiguous()), kk, only_values=kth)
+                         lambda x: f(x.contiguous()), kk)
             else:
                 dim_case(name, [make_input(shape, "float32", views, values=vals)], dim, keep, mk(dim, keep, k), kk)
-        # ties: median, nanmedian and mode pick PyTorch's index; kthvalue's
-        # index for ties is its quickselect's (values only, see Kthvalue)
+        # ties: every op picks PyTorch's index (kthvalue: its quickselect's,
+        # mode: its std::sort's)
         for vals in TIES:
             for d in ["float32", "int64", "float64"]:
-                dim_case(name, [make_input([3, 4], d, values=vals)], dim, keep, mk(dim, keep, k), kk, only_values=kth)
-    # NaN: mode's result is unspecified (PyTorch's sort compares NaN with
-    # <, see Mode), so mode gets no NaN cases.
-    for vals in (NANS if name != "mode" else []):
+                dim_case(name, [make_input([3, 4], d, values=vals)], dim, keep, mk(dim, keep, k), kk)
+    # NaN (mode: PyTorch's std::sort compares NaN with <, replayed as such)
+    for vals in NANS:
         for dim in [0, 1]:
             k = 3 if dim == 0 else 4
             dim_case(name, [make_input([3, 4], "float32", values=vals)], dim, False, mk(dim, False, k),
-                     k if kth else None, only_values=kth)
-    # all ties in a row, longer rows (mode: PyTorch sorts rows of <= 16 stably)
+                     k if kth else None)
+    # all ties in a row, longer rows (mode: PyTorch's std::sort is an
+    # insertion sort up to 16 elements, introsort beyond)
     dim_case(name, [make_input([2, 16], "float64", values=torch.randint(0, 4, (32,)))], 1, False,
-             mk(1, False, 5), 5 if kth else None, only_values=kth)
+             mk(1, False, 5), 5 if kth else None)
     dim_case(name, [make_input([2, 3], "float32", values=[-0.0, 0.0, -0.0, 1.0, 1.0, 1.0])], 1, False,
-             mk(1, False, 2), 2 if kth else None, only_values=kth)
+             mk(1, False, 2), 2 if kth else None)
+    for shape, views, dim, d, hi in [([3, 40], [], 1, "int64", 4), ([2, 100], [], 1, "float32", 7),
+                                     ([60, 3], [], 0, "float64", 5), ([3, 33], [["transpose", 0, 1]], 0, "int32", 3),
+                                     ([2, 300], [], 1, "int16", 20), ([2, 17], [], 1, "bfloat16", 3),
+                                     ([2, 64], [], -1, "uint8", 6)]:
+        n = shape[dim] if not views else shape[1 - dim]
+        for k in ([1, n // 3, n // 2 + 1, n] if kth else [None]):
+            dim_case(name, [make_input(shape, d, views, values=torch.randint(0, hi, (math.prod(shape),)))], dim,
+                     False, mk(dim, False, k), k)
+    # rows of ties with NaNs beyond 16 elements
+    vals = torch.randint(0, 4, (2 * 40,)).double()
+    vals[torch.rand(2 * 40) < 0.15] = NAN
+    for k in ([1, 13, 40] if kth else [None]):
+        dim_case(name, [make_input([2, 40], "float64", values=vals)], 1, True, mk(1, True, k), k)
     dim_case(name, [make_input([3, 4], "float32", values=torch.randperm(12).float())], 1, False,
              mk(1, False, 1), 1 if kth else None)
     dim_case(name, [make_input([2, 3, 4], "float64", [["transpose", 0, 2]], values=torch.randperm(24).double())],

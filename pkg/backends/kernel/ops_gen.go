@@ -178,6 +178,10 @@ const (
 	// Pointwise ops appended later.
 	OpRoundDecimals // round: Scalars[0] 10^|decimals|, Scalars[1] 1 when decimals < 0 (else 0)
 
+	// Selections along a dim appended later.
+	OpKthvalue // kthvalue: Ints[0] k; Dim; KeepDim; Out[0] values, Out[1] int64 indices
+	OpMode     // mode: Dim; KeepDim; Out[0] values, Out[1] int64 indices
+
 	// NumOps is the number of op IDs.
 	NumOps
 )
@@ -334,4 +338,6 @@ var opNames = [NumOps]string{
 	OpUnique:             "unique",
 	OpSearchsorted:       "searchsorted",
 	OpRoundDecimals:      "round",
+	OpKthvalue:           "kthvalue",
+	OpMode:               "mode",
 }

@@ -1,0 +1,11 @@
+package dispatch
+
+import "github.com/mindtorch/mindtorch/pkg/backends/kernel"
+
+// SwapDecomposition installs f as op's decomposition for a test and
+// returns the function that puts the previous one back.
+func SwapDecomposition(op kernel.OpID, f kernel.KernelFunc) (restore func()) {
+	old := decompositions[op]
+	decompositions[op] = f
+	return func() { decompositions[op] = old }
+}
