@@ -229,9 +229,11 @@ func run(cfg config, out io.Writer) (float64, error) {
 }
 
 // accuracy is the share of images whose largest logit is their label.
-func accuracy(model nn.Module, x, y *torch.Tensor) (float64, error) {
-	nn.Eval(model)
-	defer model.Train(true)
+func accuracy(model nn.Layer, x, y *torch.Tensor) (float64, error) {
+	if err := nn.Eval(model); err != nil {
+		return 0, err
+	}
+	defer func() { _ = nn.Train(model, true) }() // cannot fail: Eval walked the model
 	var right float64
 	var err error
 	torch.NoGrad(func() {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/mindtorch/mindtorch/pkg/data"
 	"github.com/mindtorch/mindtorch/pkg/nn"
 	"github.com/mindtorch/mindtorch/pkg/optim"
 	"github.com/mindtorch/mindtorch/pkg/safetensors"
@@ -80,7 +81,7 @@ func tensorFuncs() []callable {
 		fn("nn.KaimingNormal_", nn.KaimingNormal_).withArgs(func() []any { return []any{f32(), 0, "fan_in", "relu"} }),
 		fn("nn.XavierUniform_", nn.XavierUniform_),
 		fn("nn.XavierNormal_", nn.XavierNormal_),
-		fn("nn.NewSequential", nn.NewSequential),              // its Forward fails (see the receivers)
+		fn("nn.NewModuleList", nn.NewModuleList),              // a nil module is absent (PyTorch's None)
 		fn("nn.WithWeight", nn.WithWeight).acceptNil(0),       // weight=None
 		fn("nn.WithPosWeight", nn.WithPosWeight).acceptNil(0), // pos_weight=None
 		fn("nn.NLL", nn.NLL).withArgs(func() []any { return []any{f32().LogSoftmax(1), classes().Narrow(0, 0, 2)} }),
@@ -91,21 +92,69 @@ func tensorFuncs() []callable {
 		fn("nn.Huber", nn.Huber),
 		fn("nn.BCE", nn.BCE),
 		fn("nn.BCEWithLogits", nn.BCEWithLogits),
+		fn("nn.KLDiv", nn.KLDiv),
+		fn("nn.CosineEmbedding", nn.CosineEmbedding).withArgs(func() []any { return []any{f32(), f32(), f32().Select(1, 0)} }),
+		fn("nn.MarginRanking", nn.MarginRanking),
+		fn("nn.TripletMargin", nn.TripletMargin),
+		fn("nn.HingeEmbedding", nn.HingeEmbedding),
+		fn("nn.PoissonNLL", nn.PoissonNLL),
+		fn("nn.GaussianNLL", nn.GaussianNLL),
+		fn("nn.MultiLabelSoftMargin", nn.MultiLabelSoftMargin),
+		fn("nn.MultiMargin", nn.MultiMargin).withArgs(func() []any { return []any{f32(), classes().Narrow(0, 0, 2)} }),
+		fn("nn.SoftMargin", nn.SoftMargin),
 		fn("nn.Parameter", nn.Parameter),
 		fn("nn.Parameters", nn.Parameters),
 		fn("nn.ZeroGrad", nn.ZeroGrad),
 		fn("nn.Eval", nn.Eval),
 		fn("nn.StateDict", nn.StateDict),
 		fn("nn.LoadStateDict", nn.LoadStateDict),
+		fn("nn.LoadStateDictNonStrict", nn.LoadStateDictNonStrict),
+		fn("nn.NamedState", nn.NamedState),
+		fn("nn.NamedParameters", nn.NamedParameters),
+		fn("nn.NamedBuffers", nn.NamedBuffers),
+		fn("nn.Buffers", nn.Buffers),
+		fn("nn.NamedModules", nn.NamedModules),
+		fn("nn.Modules", nn.Modules),
+		fn("nn.NamedChildren", nn.NamedChildren),
+		fn("nn.Children", nn.Children),
+		fn("nn.Apply", nn.Apply),
+		fn("nn.Train", nn.Train),
+		fn("nn.Training", nn.Training),
+		fn("nn.To", nn.To).withArgs(func() []any { return []any{nn.NewLinear(2, 2), "meta"} }),
+		fn("nn.ToDType", nn.ToDType),
+		fn("nn.Repr", nn.Repr), // a nil module prints as None
+		fn("nn.RegisterParameter", nn.RegisterParameter).withArgs(func() []any { return []any{nn.NewLinear(2, 2), "gain", f32()} }),
+		fn("nn.RegisterBuffer", nn.RegisterBuffer).withArgs(func() []any { return []any{nn.NewLinear(2, 2), "count", f32(), true} }),
+		fn("nn.RegisterModule", nn.RegisterModule).withArgs(func() []any { return []any{nn.NewLinear(2, 2), "act", nn.NewLinear(2, 2)} }),
+		fn("nn.ClipGradNorm_", nn.ClipGradNorm_).withArgs(func() []any { return []any{params(), 1.0, 2.0, false} }),
+		fn("nn.ClipGradValue_", nn.ClipGradValue_).withArgs(func() []any { return []any{params(), 0.5} }),
 
 		fn("optim.NewSGD", optim.NewSGD).withArgs(func() []any { return []any{params()} }),
 		fn("optim.NewAdam", optim.NewAdam).withArgs(func() []any { return []any{params()} }),
 		fn("optim.NewAdamW", optim.NewAdamW).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewRMSprop", optim.NewRMSprop).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewAdagrad", optim.NewAdagrad).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewAdamax", optim.NewAdamax).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewNAdam", optim.NewNAdam).withArgs(func() []any { return []any{params()} }),
+		fn("optim.NewRAdam", optim.NewRAdam).withArgs(func() []any { return []any{params()} }),
+
+		fn("data.NewTensorDataset", data.NewTensorDataset),
 
 		fn("safetensors.Save", safetensors.Save).withArgs(func() []any {
 			return []any{filepath.Join(filepath.Dir(savedFile()), "save.safetensors"),
 				map[string]*torch.Tensor{"weight": f32()}, nil}
 		}),
+	}
+}
+
+// pkg/data's functions that take tensors are covered too. Its types with
+// methods are not in receivers (methods_test.go): pkg/data's
+// TestNilReceivers calls each of their methods on nil and zero values.
+func init() {
+	coveredPackages["data"] = "../../pkg/data"
+	for _, typ := range []string{"BatchSampler", "ConcatDataset", "ItemError", "Loader", "RandomSampler",
+		"SequentialSampler", "Subset", "TensorDataset", "WeightedRandomSampler"} {
+		ignoredTypes["data."+typ] = true
 	}
 }
 

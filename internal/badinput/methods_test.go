@@ -56,6 +56,13 @@ func receivers() []*receiver {
 				{"nil_module", func() any { return nn.NewSequential(nil) }},
 				{"nil_linear", func() any { return nn.NewSequential((*nn.Linear)(nil)) }},
 			}},
+		{name: "nn.ModuleList", typ: reflect.TypeFor[*nn.ModuleList](), valid: func() any { return nn.NewModuleList(nn.NewLinear(2, 2)) },
+			zeros: []zeroRecv{{"zero", func() any { return &nn.ModuleList{} }}, {"nil_module", func() any { return nn.NewModuleList(nil) }}}},
+		{name: "nn.ModuleDict", typ: reflect.TypeFor[*nn.ModuleDict](), valid: func() any {
+			d := nn.NewModuleDict()
+			must(0, d.Set("fc", nn.NewLinear(2, 2)))
+			return d
+		}, zeros: []zeroRecv{{"zero", func() any { return &nn.ModuleDict{} }}}},
 		{name: "nn.Func", typ: reflect.TypeFor[*nn.Func](), valid: func() any { return nn.ReLU() },
 			zeros: []zeroRecv{{"zero", func() any { return &nn.Func{} }}}},
 		{name: "nn.Dropout", typ: reflect.TypeFor[*nn.Dropout](), valid: func() any { return nn.NewDropout(0.5) },
@@ -68,6 +75,19 @@ func receivers() []*receiver {
 			zeros: []zeroRecv{{"zero", func() any { return &optim.SGD{} }}}},
 		{name: "optim.Adam", typ: reflect.TypeFor[*optim.Adam](), valid: func() any { return must(optim.NewAdam(params())) },
 			zeros: []zeroRecv{{"zero", func() any { return &optim.Adam{} }}}},
+		{name: "optim.RMSprop", typ: reflect.TypeFor[*optim.RMSprop](), valid: func() any { return must(optim.NewRMSprop(params())) },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.RMSprop{} }}}},
+		{name: "optim.Adagrad", typ: reflect.TypeFor[*optim.Adagrad](), valid: func() any { return must(optim.NewAdagrad(params())) },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.Adagrad{} }}}},
+		{name: "optim.Adamax", typ: reflect.TypeFor[*optim.Adamax](), valid: func() any { return must(optim.NewAdamax(params())) },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.Adamax{} }}}},
+		{name: "optim.NAdam", typ: reflect.TypeFor[*optim.NAdam](), valid: func() any { return must(optim.NewNAdam(params())) },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.NAdam{} }}}},
+		{name: "optim.RAdam", typ: reflect.TypeFor[*optim.RAdam](), valid: func() any { return must(optim.NewRAdam(params())) },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.RAdam{} }}}},
+		{name: "optim.ParamGroup", typ: reflect.TypeFor[*optim.ParamGroup](),
+			valid: func() any { return must(optim.NewSGD(params())).ParamGroups()[0] },
+			zeros: []zeroRecv{{"zero", func() any { return &optim.ParamGroup{} }}}},
 		{name: "safetensors.File", typ: reflect.TypeFor[*safetensors.File](), valid: func() any { return must(safetensors.Open(savedFile())) },
 			zeros: []zeroRecv{{"zero", func() any { return &safetensors.File{} }}}},
 	}

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -8,6 +9,7 @@ import (
 
 // Linear is y = x W^T + b, as torch.nn.Linear.
 type Linear struct {
+	Base
 	Weight *torch.Tensor // [out, in]
 	Bias   *torch.Tensor // [out]; nil for none
 }
@@ -36,17 +38,17 @@ func (l *Linear) Forward(x *torch.Tensor) *torch.Tensor {
 	return torch.Linear(x, l.Weight, l.Bias)
 }
 
-// NamedParameters lists weight and bias (none for a nil layer).
-func (l *Linear) NamedParameters() []Named {
+// ExtraRepr is "in_features=4, out_features=3, bias=True".
+func (l *Linear) ExtraRepr() string {
 	if l == nil {
-		return nil
+		return ""
 	}
-	ps := []Named{{"weight", l.Weight}}
-	if l.Bias != nil {
-		ps = append(ps, Named{"bias", l.Bias})
+	in, out := 0, 0
+	if s := l.Weight.Shape(); len(s) == 2 {
+		out, in = s[0], s[1]
 	}
-	return ps
+	return fmt.Sprintf("in_features=%d, out_features=%d, bias=%s", in, out, pyBool(l.Bias != nil))
 }
 
-// Train does nothing: Linear behaves the same in both modes.
-func (l *Linear) Train(bool) {}
+// String prints the module as PyTorch does.
+func (l *Linear) String() string { return Repr(l) }

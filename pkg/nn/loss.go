@@ -32,6 +32,7 @@ type lossConfig struct {
 	labelSmoothing float64
 	posWeight      *torch.Tensor
 	beta           float64
+	moreOptions    // the options of the losses of loss_more.go
 }
 
 // LossOption sets an option of a loss function. A nil LossOption sets

@@ -19,7 +19,11 @@ func mlp() *nn.Sequential {
 func TestSequentialNamesParameters(t *testing.T) {
 	m := mlp()
 	var names []string
-	for _, p := range m.NamedParameters() {
+	named, err := nn.NamedParameters(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range named {
 		names = append(names, p.Name)
 		if !p.Tensor.RequiresGrad() || !p.Tensor.IsLeaf() {
 			t.Errorf("%s is not a leaf requiring grad", p.Name)
@@ -40,13 +44,19 @@ func TestForwardBackwardAndZeroGrad(t *testing.T) {
 	if err := loss.Backward(); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range m.NamedParameters() {
+	named, err := nn.NamedParameters(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range named {
 		if g := p.Tensor.Grad(); g == nil || !cmp.Equal(g.Shape(), p.Tensor.Shape()) {
 			t.Errorf("%s: gradient %v", p.Name, g)
 		}
 	}
-	nn.ZeroGrad(m)
-	for _, p := range m.NamedParameters() {
+	if err := nn.ZeroGrad(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range named {
 		if p.Tensor.Grad() != nil {
 			t.Errorf("%s: gradient kept after ZeroGrad", p.Name)
 		}
@@ -71,7 +81,9 @@ func TestDropoutModes(t *testing.T) {
 	if zeros < 2300 || zeros > 2700 {
 		t.Errorf("%d of 10000 dropped, want about 2500", zeros)
 	}
-	nn.Eval(d)
+	if err := nn.Eval(d); err != nil {
+		t.Fatal(err)
+	}
 	if got := d.Forward(x); got != x {
 		t.Error("dropout in eval mode must return its input")
 	}
@@ -150,7 +162,7 @@ func TestStateDictRoundTrip(t *testing.T) {
 	err := nn.LoadStateDict(b, sd)
 	var se *nn.StateDictError
 	if !errors.As(err, &se) || !cmp.Equal(se.Missing, []string{"0.bias"}) || !cmp.Equal(se.Unexpected, []string{"extra"}) ||
-		len(se.Mismatched) != 1 || !strings.Contains(err.Error(), "size mismatch for 3.weight") {
+		len(se.Mismatched) != 1 || !strings.Contains(err.Error(), "size mismatch for 3.weight") || se.Module != "Sequential" {
 		t.Errorf("bad state dict: %v", err)
 	}
 }

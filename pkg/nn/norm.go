@@ -1,14 +1,17 @@
 package nn
 
 import (
+	"fmt"
 	"slices"
 
+	"github.com/mindtorch/mindtorch/internal/pyfmt"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
 // LayerNorm normalises the last dims of its input to mean 0 and variance 1
 // (biased), then scales by Weight and shifts by Bias, as torch.nn.LayerNorm.
 type LayerNorm struct {
+	Base
 	Shape  []int
 	Eps    float64
 	Weight *torch.Tensor // ones at first; nil without an elementwise affine
@@ -54,26 +57,20 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 	return y
 }
 
-// NamedParameters lists weight and bias.
-func (l *LayerNorm) NamedParameters() []Named {
+// ExtraRepr is "(4,), eps=1e-05, elementwise_affine=True".
+func (l *LayerNorm) ExtraRepr() string {
 	if l == nil {
-		return nil
+		return ""
 	}
-	var ps []Named
-	if l.Weight != nil {
-		ps = append(ps, Named{"weight", l.Weight})
-	}
-	if l.Bias != nil {
-		ps = append(ps, Named{"bias", l.Bias})
-	}
-	return ps
+	return pyTuple(l.Shape) + ", eps=" + pyfmt.Float(l.Eps) + ", elementwise_affine=" + pyBool(l.Weight != nil || l.Bias != nil)
 }
 
-// Train does nothing.
-func (l *LayerNorm) Train(bool) {}
+// String prints the module as PyTorch does.
+func (l *LayerNorm) String() string { return Repr(l) }
 
 // Embedding maps int64 indices to rows of Weight, as torch.nn.Embedding.
 type Embedding struct {
+	Base
 	Weight *torch.Tensor // [num, dim], drawn from N(0, 1)
 }
 
@@ -92,13 +89,17 @@ func (e *Embedding) Forward(x *torch.Tensor) *torch.Tensor {
 	return torch.Embedding(x, e.Weight)
 }
 
-// NamedParameters lists the weight (none for a nil table).
-func (e *Embedding) NamedParameters() []Named {
+// ExtraRepr is "10, 3": the number of vectors and their size.
+func (e *Embedding) ExtraRepr() string {
 	if e == nil {
-		return nil
+		return ""
 	}
-	return []Named{{"weight", e.Weight}}
+	num, dim := 0, 0
+	if s := e.Weight.Shape(); len(s) == 2 {
+		num, dim = s[0], s[1]
+	}
+	return fmt.Sprintf("%d, %d", num, dim)
 }
 
-// Train does nothing.
-func (e *Embedding) Train(bool) {}
+// String prints the module as PyTorch does.
+func (e *Embedding) String() string { return Repr(e) }

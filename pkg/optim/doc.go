@@ -1,7 +1,12 @@
 // Package optim holds the optimizers of torch.optim: SGD (momentum,
-// dampening, Nesterov, weight decay), Adam and AdamW (with AMSGrad). Each
-// updates its parameters in place from their gradients, with PyTorch's
-// arithmetic, so a seeded run follows PyTorch's step for step.
+// dampening, Nesterov, weight decay), Adam and AdamW (with AMSGrad),
+// RMSprop, Adagrad, Adamax, NAdam and RAdam. Each updates its parameters in
+// place from their gradients, with PyTorch's single-tensor (foreach=False)
+// arithmetic, so a seeded run follows PyTorch's step for step. Parameters
+// come in groups (AddParamGroup) whose options override the defaults, each
+// parameter has its own state, and StateDict/LoadStateDict save and restore
+// both with PyTorch's structure. Package lrscheduler schedules the groups'
+// learning rates.
 //
 // Hyperparameters are options, as keyword arguments in PyTorch: an option
 // not given takes PyTorch's default, and a given value, zero included,

@@ -7,7 +7,9 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// Optimizer updates parameters from their gradients.
+// Optimizer updates parameters from their gradients. Every optimizer of
+// this package implements it; LR schedulers (package lrscheduler) work on
+// any Optimizer's parameter groups.
 type Optimizer interface {
 	// Step updates every parameter that has a gradient. Gradients are
 	// checked first (errors, shape, dtype, device, as PyTorch checks them),
@@ -17,55 +19,162 @@ type Optimizer interface {
 	Step() error
 	// ZeroGrad drops the parameters' gradients (set_to_none=True).
 	ZeroGrad()
+	// ZeroGradSetToNone is zero_grad(set_to_none): true drops the
+	// gradients, false fills them with zeros in place.
+	ZeroGradSetToNone(setToNone bool)
+	// ParamGroups are the parameter groups, in order; changing a group's
+	// hyperparameters changes the next steps.
+	ParamGroups() []*ParamGroup
+	// AddParamGroup adds a group of parameters whose options override the
+	// optimizer's defaults.
+	AddParamGroup(ps []*torch.Tensor, opts ...Option) error
+	// StateDict is the optimizer's state as PyTorch's state_dict().
+	StateDict() (*StateDict, error)
+	// LoadStateDict restores a state from StateDict.
+	LoadStateDict(sd *StateDict) error
 }
 
-// params is the parameter list every optimizer holds, and its settings.
-type params struct {
-	name string
-	ps   []*torch.Tensor
-	settings
+// paramState is PyTorch's optimizer.state[p]: the step count, NAdam's
+// momentum product and the buffers by PyTorch's names ("exp_avg", ...).
+type paramState struct {
+	step      float64 // state["step"], a float tensor in PyTorch
+	muProduct float32 // NAdam's state["mu_product"], a float32 tensor in PyTorch
+	bufs      map[string]*torch.Tensor
 }
 
-// newParams checks ps and opts for the optimizer name, which takes the
-// options allowed, starting from defaults.
-func newParams(name string, ps []*torch.Tensor, defaults settings, allowed []string, opts []Option) (params, error) {
-	p := params{name: name, ps: slices.Clone(ps), settings: defaults}
-	if err := p.settings.apply(name, allowed, opts); err != nil {
-		return p, err
+// buffer is the buffer name, made by init at its first use.
+func (s *paramState) buffer(name string, init func() *torch.Tensor) *torch.Tensor {
+	b := s.bufs[name]
+	if b == nil {
+		b = init()
+		s.bufs[name] = b
 	}
-	return p, checkParams(name, ps)
+	return b
 }
 
-// zeroGrad drops every parameter's gradient (nothing for a nil optimizer).
-func (ps *params) zeroGrad() {
-	if ps == nil {
-		return
-	}
-	for _, p := range ps.ps {
-		_ = p.SetGrad(nil) // clearing cannot fail on a checked parameter
-	}
+// core holds what every optimizer has: its name, the options it takes,
+// its defaults, the parameter groups and the state of each parameter.
+type core struct {
+	name     string
+	allowed  []string
+	defaults settings
+	stepped  bool // whether the state has "step" (all but SGD)
+	groups   []*ParamGroup
+	state    map[*torch.Tensor]*paramState
 }
 
-// learningRate is the learning rate (0 for a nil optimizer).
-func (ps *params) learningRate() float64 {
-	if ps == nil {
-		return 0
+// updateFunc applies one parameter's step: p and g are detached aliases
+// of the parameter and of its checked gradient.
+type updateFunc func(s *settings, st *paramState, p, g *torch.Tensor) error
+
+// newCore makes the optimizer name over ps, whose options are allowed,
+// with defaults changed by opts.
+func newCore(name string, ps []*torch.Tensor, defaults settings, allowed []string, opts []Option) (core, error) {
+	c := core{name: name, allowed: allowed, defaults: defaults, stepped: name != "SGD",
+		state: map[*torch.Tensor]*paramState{}}
+	if err := c.defaults.apply(name, allowed, opts); err != nil {
+		return c, err
 	}
-	return ps.lr
+	if err := checkParams(name, ps); err != nil {
+		return c, err
+	}
+	c.groups = []*ParamGroup{{params: slices.Clone(ps), s: c.defaults, optName: name, allowed: allowed}}
+	return c, nil
 }
 
-// setLR changes the learning rate; a negative or NaN rate is an error and
-// changes nothing.
-func (ps *params) setLR(name string, lr float64) error {
-	if ps == nil {
-		return nilOptimizer(name, "SetLR")
+// ready returns an error for a nil optimizer or one not made by its
+// constructor.
+func (c *core) ready(name, method string) error {
+	if c == nil || c.name == "" {
+		return invalid(name, "%s called on a nil or zero *%s (make optimizers with New%s)", method, name, name)
 	}
-	s := ps.settings
-	s.lr = lr
-	if err := s.check(ps.name); err != nil {
+	return nil
+}
+
+// addGroup checks ps (not in another group) and opts, and adds the group.
+func (c *core) addGroup(name string, ps []*torch.Tensor, opts []Option) error {
+	if err := c.ready(name, "AddParamGroup"); err != nil {
 		return err
 	}
-	ps.lr = lr
+	s := c.defaults
+	if err := s.apply(name, c.allowed, opts); err != nil {
+		return err
+	}
+	if len(ps) > 0 {
+		if err := checkParams(name, ps); err != nil {
+			return err
+		}
+	}
+	for _, g := range c.groups {
+		for _, p := range ps {
+			if slices.Contains(g.params, p) {
+				return invalid(name, "some parameters appear in more than one parameter group")
+			}
+		}
+	}
+	c.groups = append(c.groups, &ParamGroup{params: slices.Clone(ps), s: s, optName: c.name, allowed: c.allowed})
+	return nil
+}
+
+// paramGroups is the list of groups (a copy of the list, the groups
+// themselves shared).
+func (c *core) paramGroups() []*ParamGroup {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.groups)
+}
+
+// zeroGrad drops or zeroes every parameter's gradient (nothing for a nil
+// optimizer). Zeroing detaches a gradient that has a graph first, as
+// PyTorch does.
+func (c *core) zeroGrad(setToNone bool) {
+	if c == nil {
+		return
+	}
+	for _, g := range c.groups {
+		for _, p := range g.params {
+			grad := p.Grad()
+			if grad == nil {
+				continue
+			}
+			if setToNone {
+				_ = p.SetGrad(nil) // clearing cannot fail on a checked parameter
+				continue
+			}
+			if grad.GradFn() != nil || grad.RequiresGrad() {
+				grad = grad.Detach()
+				_ = p.SetGrad(grad) // its own detached gradient: same shape, dtype and device
+			}
+			grad.Detach().Zero_()
+		}
+	}
+}
+
+// learningRate is the first group's learning rate (0 for a nil optimizer).
+func (c *core) learningRate() float64 {
+	if c == nil || len(c.groups) == 0 {
+		return 0
+	}
+	return c.groups[0].s.lr
+}
+
+// setLR changes every group's learning rate; a negative, infinite or NaN
+// rate is an error and changes nothing.
+func (c *core) setLR(name string, lr float64) error {
+	if err := c.ready(name, "SetLR"); err != nil {
+		return err
+	}
+	for _, g := range c.groups {
+		s := g.s
+		s.lr = lr
+		if err := s.check(name); err != nil {
+			return err
+		}
+	}
+	for _, g := range c.groups {
+		g.s.lr = lr
+	}
 	return nil
 }
 
@@ -98,50 +207,57 @@ func checkParams(op string, ps []*torch.Tensor) error {
 	return nil
 }
 
-// grads returns each parameter's gradient (nil for none), or the first
-// problem of a gradient, before any parameter changes: an error it
-// carries, or a shape, dtype or device other than its parameter's.
-func (ps *params) grads() ([]*torch.Tensor, error) {
-	gs := make([]*torch.Tensor, len(ps.ps))
-	for i, p := range ps.ps {
-		g := p.Grad()
-		if g == nil {
-			continue
+// grads returns each parameter's gradient (nil for none), group by group,
+// or the first problem of a gradient, before any parameter changes: an
+// error it carries, or a shape, dtype or device other than its
+// parameter's.
+func (c *core) grads() ([][]*torch.Tensor, error) {
+	out := make([][]*torch.Tensor, len(c.groups))
+	n := 0
+	for gi, grp := range c.groups {
+		out[gi] = make([]*torch.Tensor, len(grp.params))
+		for i, p := range grp.params {
+			g := p.Grad()
+			if g != nil {
+				if err := g.Err(); err != nil {
+					return nil, fmt.Errorf("%s: gradient of parameter %d: %w", c.name, n+i, err)
+				}
+				if err := torch.CheckGrad(p, g); err != nil {
+					return nil, fmt.Errorf("%s: parameter %d: %w", c.name, n+i, err)
+				}
+			}
+			out[gi][i] = g
 		}
-		if err := g.Err(); err != nil {
-			return nil, fmt.Errorf("%s: gradient of parameter %d: %w", ps.name, i, err)
-		}
-		if err := torch.CheckGrad(p, g); err != nil {
-			return nil, fmt.Errorf("%s: parameter %d: %w", ps.name, i, err)
-		}
-		gs[i] = g
+		n += len(grp.params)
 	}
-	return gs, nil
-}
-
-// nilOptimizer is the error of a method called on a nil optimizer.
-func nilOptimizer(name, method string) error {
-	return invalid(name, "%s called on a nil *%s (make optimizers with New%s)", method, name, name)
+	return out, nil
 }
 
 // step runs update on detached aliases of each parameter that has a
 // gradient and of that gradient, after checking every gradient (grads):
 // the optimizers' Step. Working on detached aliases, it records nothing
 // whatever the grad mode.
-func (ps *params) step(name string, update func(i int, p, g *torch.Tensor) error) error {
-	if ps == nil {
-		return nilOptimizer(name, "Step")
+func (c *core) step(name string, update updateFunc) error {
+	if err := c.ready(name, "Step"); err != nil {
+		return err
 	}
-	gs, err := ps.grads()
+	gs, err := c.grads()
 	if err != nil {
 		return err
 	}
-	for i, p := range ps.ps {
-		if gs[i] == nil {
-			continue
-		}
-		if err := update(i, p.Detach(), gs[i].Detach()); err != nil {
-			return err
+	for gi, grp := range c.groups {
+		for i, p := range grp.params {
+			if gs[gi][i] == nil {
+				continue
+			}
+			st := c.state[p]
+			if st == nil {
+				st = &paramState{muProduct: 1, bufs: map[string]*torch.Tensor{}}
+				c.state[p] = st
+			}
+			if err := update(&grp.s, st, p.Detach(), gs[gi][i].Detach()); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -158,4 +274,20 @@ func firstErr(ts ...*torch.Tensor) error {
 		}
 	}
 	return nil
+}
+
+// addcdiv_ is PyTorch's t.addcdiv_(a, b, value=v): t + v*a/b, in that
+// order of rounding (the scalar first multiplies a, as ATen's CPU kernel).
+func addcdiv_(t, a, b *torch.Tensor, v float64) *torch.Tensor {
+	return t.Add_(a.MulScalar(v).Div(b))
+}
+
+// addcmul is PyTorch's t.addcmul(a, b, value=v): t + v*a*b, as ATen's CPU
+// kernel rounds it; addcmul_ is it in place.
+func addcmul(t, a, b *torch.Tensor, v float64) *torch.Tensor {
+	return t.Add(a.MulScalar(v).Mul(b))
+}
+
+func addcmul_(t, a, b *torch.Tensor, v float64) *torch.Tensor {
+	return t.Add_(a.MulScalar(v).Mul(b))
 }

@@ -5,72 +5,51 @@ import "github.com/mindtorch/mindtorch/pkg/torch"
 // SGD is stochastic gradient descent with optional momentum, as
 // torch.optim.SGD: d = g + wd*p; b = momentum*b + (1-dampening)*d (b = d at
 // the first step); d = d + momentum*b with Nesterov, else b; p -= lr*d.
-type SGD struct {
-	params
-	momentumBuf []*torch.Tensor
-}
+type SGD struct{ core }
 
 var sgdOptions = []string{"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}
 
 // NewSGD makes an SGD optimizer over ps with the options LR, Momentum,
-// Dampening, WeightDecay, Nesterov and Maximize; bad values are an error
-// with PyTorch's message.
+// Dampening, WeightDecay, Nesterov and Maximize (the defaults of further
+// groups); bad values are an error with PyTorch's message.
 func NewSGD(ps []*torch.Tensor, opts ...Option) (*SGD, error) {
-	p, err := newParams("SGD", ps, settings{lr: 1e-3}, sgdOptions, opts)
+	c, err := newCore("SGD", ps, settings{lr: 1e-3}, sgdOptions, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &SGD{params: p, momentumBuf: make([]*torch.Tensor, len(ps))}, nil
+	return &SGD{c}, nil
 }
 
 // Step updates the parameters (see Optimizer).
-func (o *SGD) Step() error { return o.base().step("SGD", o.update) }
+func (o *SGD) Step() error { return o.base().step("SGD", sgdUpdate) }
 
-// update applies parameter i's step to p, in place as PyTorch does. Its
+// sgdUpdate is PyTorch's _single_tensor_sgd for one parameter. Its
 // gradient d was checked (Step calls grads first), so what can still fail
 // is the memory of p or of the momentum buffer; such a failure stays in
 // the tensor that failed and is returned.
-func (o *SGD) update(i int, p, d *torch.Tensor) error {
-	if o.maximize {
+func sgdUpdate(s *settings, st *paramState, p, d *torch.Tensor) error {
+	if s.maximize {
 		d = d.Neg()
 	}
-	if o.weightDecay != 0 {
-		d = d.AddAlpha(p, o.weightDecay)
+	if s.weightDecay != 0 {
+		d = d.AddAlpha(p, s.weightDecay)
 	}
-	if o.momentum != 0 {
-		b := o.momentumBuf[i]
+	if s.momentum != 0 {
+		b := st.bufs["momentum_buffer"]
 		if b == nil {
 			b = d.Clone()
-			o.momentumBuf[i] = b
+			st.bufs["momentum_buffer"] = b
 		} else {
-			b.MulScalar_(o.momentum).AddAlpha_(d, 1-o.dampening)
+			b.MulScalar_(s.momentum).AddAlpha_(d, 1-s.dampening)
 		}
 		if err := b.Err(); err != nil {
 			return err
 		}
-		if o.nesterov {
-			d = d.AddAlpha(b, o.momentum)
+		if s.nesterov {
+			d = d.AddAlpha(b, s.momentum)
 		} else {
 			d = b
 		}
 	}
-	return p.AddAlpha_(d, -o.lr).Err()
+	return p.AddAlpha_(d, -s.lr).Err()
 }
-
-// base is o's parameters and settings (nil for a nil optimizer).
-func (o *SGD) base() *params {
-	if o == nil {
-		return nil
-	}
-	return &o.params
-}
-
-// ZeroGrad drops the parameters' gradients (set_to_none=True).
-func (o *SGD) ZeroGrad() { o.base().zeroGrad() }
-
-// LR is the learning rate (0 for a nil optimizer).
-func (o *SGD) LR() float64 { return o.base().learningRate() }
-
-// SetLR changes the learning rate (for schedules); a negative, infinite or
-// NaN rate is an error and changes nothing.
-func (o *SGD) SetLR(lr float64) error { return o.base().setLR("SGD", lr) }
