@@ -3,9 +3,13 @@
 // without (activations, Dropout, Flatten), Sequential to chain them, loss
 // functions, the initialisation schemes of torch.nn.init, and state dicts.
 //
-// A Module is any type with a Forward method, its named parameters and a
-// training switch. Parameters are ordinary tensors that require gradients;
-// an optimizer (package optim) updates them in place.
+// A Module is a struct embedding nn.Base; its parameters, buffers and
+// submodules are found in its exported fields (a *torch.Tensor is a
+// parameter, or a buffer when tagged nn:"buffer"; a field holding a module
+// is a submodule), and functions such as NamedParameters, StateDict,
+// LoadStateDict, Train and To walk it. A Layer is a Module with a Forward
+// method. Parameters are ordinary tensors that require gradients; an
+// optimizer (package optim) updates them in place.
 //
 //	torch.ManualSeed(0)
 //	model := nn.NewSequential(nn.NewLinear(64, 32), nn.ReLU(), nn.NewLinear(32, 10))
