@@ -143,4 +143,41 @@ int mt_normal_fill_f64(double *data, int64_t n, double mean, double std);
  * loads): 0 generic, 2 AVX2+FMA (x86-64-v3), 3 AVX-512 (x86-64-v4). */
 int mt_isa(void);
 
+/* Index kernels (index.c): gather and index_select (out = self at the
+ * index), scatter, scatter_add, scatter_reduce and index_add (out at the
+ * index combined with src). The plan walks the iteration shape (the
+ * output's for gather and index_select, the index's for scatter, the
+ * source's for index_add) with operand 0 the output, 1 self or src and 2
+ * the index; the operand the index jumps in (self for gather, the output
+ * for scatter) has stride 0 along the indexed dim, and each element adds
+ * index * jump bytes to it. A job is pointer-free, filled by Go. */
+enum { MT_IX_GATHER = 0, MT_IX_SCATTER = 1 };
+/* Combinations of a scatter, numbered as kernel.ReduceNone.. (index_add's
+ * alpha * src then sum last). */
+enum { MT_IX_NONE, MT_IX_SUM, MT_IX_PROD, MT_IX_MEAN, MT_IX_AMAX, MT_IX_AMIN, MT_IX_ADD_ALPHA, MT_IX_NUM_REDUCE };
+#define MT_ERR_INDEX 4 /* an index out of range: job->bad is the first, in the index's logical order */
+#define MT_ERR_NOMEM 5 /* no memory for the hit counts */
+typedef struct {
+  mt_plan plan;        /* the op's plan, three operands */
+  mt_plan check;       /* the index alone, in logical (row-major) order */
+  int64_t kind;        /* MT_IX_GATHER or MT_IX_SCATTER */
+  int64_t dtype;       /* the element dtype of operands 0 and 1 */
+  int64_t index_dtype; /* MT_I32 or MT_I64 */
+  int64_t reduce;      /* MT_IX_* (scatter) */
+  int64_t include_self;
+  int64_t bound;       /* the size of the indexed dim */
+  int64_t wrap;        /* negative indices count from the end (index_add) */
+  int64_t jump;        /* bytes per index step in the jumped operand */
+  int64_t ixdim;       /* the plan dim holding the indexed dim, -1 if dropped */
+  int64_t numel;       /* elements of the plan */
+  int64_t check_numel; /* elements of the check plan (0: no check) */
+  int64_t grain;       /* elements per share at least; 0: one thread */
+  int64_t hits_lo;     /* scatter_reduce's hit counts: the output's lowest element offset */
+  int64_t hits_span;   /* and its span in elements (0: no counts) */
+  int64_t alpha_i;     /* index_add's alpha for integer and bool dtypes */
+  double alpha_f;      /* and for floating ones */
+  int64_t bad;         /* set on MT_ERR_INDEX */
+} mt_index_job;
+int mt_index(mt_index_job *job, void *out, void *src, void *index);
+
 #endif

@@ -22,6 +22,7 @@ type iter struct {
 	numel   int
 	scratch *[cpukernels.MaxOps]uint64 // Go scalars as one-element operands (a pointer-free allocation C may read)
 	perm    [cpukernels.MaxDims]int
+	planDim [cpukernels.MaxDims]int          // the plan dim each dim of the op's shape went to (-1: dropped, size 1)
 	keep    [cpukernels.MaxOps]kernel.Memory // the operands' memory, alive until put
 }
 
@@ -64,6 +65,12 @@ func (it *iter) build(shape []int, ops []operand) {
 		it.keep[k] = ops[k].mem
 	}
 	if flat(shape, ops) {
+		for d := range nd {
+			it.planDim[d] = 0
+			if shape[d] == 1 {
+				it.planDim[d] = -1
+			}
+		}
 		p.NDim, p.Shape[0] = 1, int64(it.numel)
 		for k := range ops {
 			p.Strides[k][0] = 0
@@ -77,6 +84,7 @@ func (it *iter) build(shape []int, ops []operand) {
 	var st [cpukernels.MaxOps][cpukernels.MaxDims]int64
 	n := 0
 	for d := 0; d < nd; d++ {
+		it.planDim[d] = -1
 		if shape[d] == 1 {
 			continue
 		}
@@ -120,9 +128,11 @@ func (it *iter) build(shape []int, ops []operand) {
 			}
 			if ok {
 				p.Shape[prev] *= size
+				it.planDim[order[i]] = prev
 				continue
 			}
 		}
+		it.planDim[order[i]] = nd2
 		p.Shape[nd2] = size
 		for k := range nops {
 			p.Strides[k][nd2] = st[k][col]
@@ -181,4 +191,25 @@ func insertionOrder(st *[cpukernels.MaxOps][cpukernels.MaxDims]int64, nops int, 
 	for i, j := range idx[:n] {
 		pos[i], order[i] = pos0[j], order0[j]
 	}
+}
+
+// rowMajorPlan makes p a one-operand plan over shape in logical order
+// (last dim fastest, no reordering), size-1 dims dropped and neighbours
+// merged: the order in which errors about elements are reported.
+func rowMajorPlan(p *cpukernels.Plan, shape, strides []int, size int) {
+	p.NOps = 1
+	n := 0
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] == 1 {
+			continue
+		}
+		st := int64(strides[d] * size)
+		if n > 0 && st == p.Shape[n-1]*p.Strides[0][n-1] {
+			p.Shape[n-1] *= int64(shape[d])
+			continue
+		}
+		p.Shape[n], p.Strides[0][n] = int64(shape[d]), st
+		n++
+	}
+	p.NDim = int64(n)
 }
