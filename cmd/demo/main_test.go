@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/mindtorch/mindtorch/internal/npuemu"
+	"github.com/mindtorch/mindtorch/pkg/nn"
+	"github.com/mindtorch/mindtorch/pkg/safetensors"
 )
 
 // asMain makes the test binary run the command itself (main, with the
@@ -184,18 +187,103 @@ func TestDemoReportsBadData(t *testing.T) {
 // TestDemoOnNPU runs the demo on the NPU (the CANN emulator here): it
 // learns as on the CPU, to the same held-out accuracy.
 func TestDemoOnNPU(t *testing.T) {
-	cpu, err := run(config{device: "cpu", epochs: 3, seed: 1}, &bytes.Buffer{})
+	cpu, err := run(config{device: "cpu", epochs: 4, seed: 1}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := checkDevice("npu"); err != nil {
 		t.Fatal(err)
 	}
-	dev, err := run(config{device: "npu", epochs: 3, seed: 1}, &bytes.Buffer{})
+	dev, err := run(config{device: "npu", epochs: 4, seed: 1, out: t.TempDir()}, &bytes.Buffer{}) // saved and reloaded too
 	if err != nil {
 		t.Fatal(err)
 	}
 	if dev != cpu || dev < 0.9 {
 		t.Errorf("held-out accuracy %.4f on the NPU, %.4f on the CPU", dev, cpu)
+	}
+}
+
+// TestDemoWritesFiles checks the checkpoint (the trained weights, which a
+// fresh model scores as the trained one) and the PNG of the curves, and
+// that a checkpoint of other weights is refused loudly.
+func TestDemoWritesFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	var out bytes.Buffer
+	acc, err := run(config{device: "cpu", epochs: 3, seed: 2, out: dir}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	checkpoint := filepath.Join(dir, "digits-mlp.safetensors")
+	curves := filepath.Join(dir, "digits-curves.png")
+	if !strings.Contains(out.String(), "checkpoint "+checkpoint+": reloaded") || !strings.Contains(out.String(), "curves "+curves) ||
+		strings.Count(out.String(), "held-out accuracy") != 3+2 {
+		t.Errorf("output does not say where the files went, or lacks an epoch:\n%s", out.String())
+	}
+	sd, err := safetensors.Load(checkpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sd) != 4 || sd["0.weight"] == nil || sd["2.bias"] == nil {
+		t.Errorf("checkpoint holds %d tensors: %v", len(sd), sd)
+	}
+	f, err := os.Open(curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", curves, err)
+	}
+	if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 200 {
+		t.Errorf("%s is %v", curves, b)
+	}
+
+	// Other weights in the checkpoint: the reloaded model scores otherwise.
+	images, labels, err := readData("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := subset(images, labels, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	if err := safetensors.Save(checkpoint, nn.StateDict(newModel("cpu")), nil); err != nil {
+		t.Fatal(err)
+	}
+	trained, err := accuracy(newModel("cpu"), x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkCheckpoint(checkpoint, "cpu", x, y, trained+0.5); err == nil ||
+		!strings.Contains(err.Error(), "does not hold the trained weights") {
+		t.Errorf("a checkpoint of other weights: error %v", err)
+	}
+	if acc < 0.9 {
+		t.Errorf("held-out accuracy %.3f after 3 epochs", acc)
+	}
+}
+
+// TestNoFiles checks that -out "" writes nothing and says nothing of files.
+func TestNoFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errs bytes.Buffer
+	if code := demo([]string{"-epochs", "1", "-out", "", "-quiet"}, &out, &errs); code != 0 || errs.Len() != 0 ||
+		strings.Contains(out.String(), "checkpoint") || strings.Contains(out.String(), "curves") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}
+
+// TestOutIsAFile checks that an -out that cannot be a directory fails with
+// the path in the error.
+func TestOutIsAFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := demo([]string{"-epochs", "1", "-out", file}, &out, &errs); code != exitFail ||
+		!strings.HasPrefix(errs.String(), "demo: checkpoint: ") || !strings.Contains(errs.String(), file) {
+		t.Errorf("status %d, stderr %q", code, errs.String())
 	}
 }
