@@ -180,4 +180,16 @@ typedef struct {
 } mt_index_job;
 int mt_index(mt_index_job *job, void *out, void *src, void *index);
 
+/* Convolutions (conv.c): the geometry of one image plane and its column
+ * matrix. mt_im2col writes, for planes (image, channel) of contiguous
+ * [h, w] planes at x, their rows of the column matrix [kh*kw, oh*ow] per
+ * plane at col (zeros where the kernel reads padding); mt_col2im adds such
+ * rows back into the planes at x, which it zeroes first. Split across the
+ * pool by planes. dtype MT_F32, MT_F64 or MT_I64. */
+typedef struct {
+  int64_t h, w, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
+} mt_conv_geom;
+int mt_im2col(int dtype, const void *x, void *col, int64_t planes, mt_conv_geom g);
+int mt_col2im(int dtype, const void *col, void *x, int64_t planes, mt_conv_geom g);
+
 #endif

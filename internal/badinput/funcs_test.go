@@ -39,6 +39,11 @@ func tensorFuncs() []callable {
 		fn("torch.Addmm", torch.Addmm),
 		fn("torch.Baddbmm", torch.Baddbmm).withArgs(func() []any { return []any{f32().View(1, 2, 2), f32().View(1, 2, 2), f32().View(1, 2, 2), 1, 1} }),
 		fn("torch.Linear", torch.Linear).acceptNil(2), // bias=None
+		fn("torch.Conv1d", torch.Conv1d).acceptNil(2), // bias=None
+		fn("torch.Conv2d", torch.Conv2d).acceptNil(2),
+		fn("torch.ConvTranspose1d", torch.ConvTranspose1d).acceptNil(2),
+		fn("torch.ConvTranspose2d", torch.ConvTranspose2d).acceptNil(2),
+		fn("torch.Conv2dWeightGrad", torch.Conv2dWeightGrad),
 		fn("torch.Cat", torch.Cat),
 		fn("torch.Stack", torch.Stack),
 		fn("torch.HStack", torch.HStack),
@@ -72,6 +77,21 @@ func tensorFuncs() []callable {
 		fn("torch.Idx", torch.Idx).acceptNil(0),           // the error comes when the index is used
 		fn("torch.NewError", torch.NewError).acceptNil(2), // an error about nothing in particular
 
+		fn("nn.BatchNorm", nn.BatchNorm).acceptNil(1, 2, 3, 4), // running stats, weight, bias: None
+		fn("nn.InstanceNorm", nn.InstanceNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {
+			return []any{f32().View(1, 2, 2), nil, nil, nil, nil, true, 0.1, 1e-5}
+		}),
+		fn("nn.GroupNormF", nn.GroupNormF).acceptNil(2, 3).withArgs(func() []any { return []any{f32(), 2, nil, nil, 1e-5} }),
+		fn("nn.RMSNormF", nn.RMSNormF).acceptNil(2).withArgs(func() []any { return []any{f32(), []int{2}, nil, nil} }),
+		fn("nn.EmbeddingF", nn.EmbeddingF).withArgs(func() []any { return []any{classes(), f32(), nn.EmbeddingOptions{}} }),
+		fn("nn.EmbeddingBagF", nn.EmbeddingBagF).acceptNil(2, 3).withArgs(func() []any {
+			return []any{classes().View(2, 2), f32(), nil, nil, "sum", nn.EmbeddingOptions{}}
+		}),
+		fn("nn.Interpolate", nn.Interpolate).withArgs(func() []any { return []any{f32().View(1, 1, 2, 2), []int{3, 3}, nil, "nearest", false} }),
+		fn("nn.Pad", nn.Pad).withArgs(func() []any { return []any{f32(), []int{1, 1}, "constant", 0.0} }),
+		fn("nn.PReLUF", nn.PReLUF),
+		fn("nn.GLUF", nn.GLUF),
+		fn("nn.Dropout2dF", nn.Dropout2dF).withArgs(func() []any { return []any{f32(), 0.5, true} }),
 		fn("nn.Uniform_", nn.Uniform_),
 		fn("nn.Normal_", nn.Normal_),
 		fn("nn.Constant_", nn.Constant_),

@@ -257,6 +257,12 @@ var Ops = []Op{
 	{ID: "Kthvalue", Name: "kthvalue", Attrs: "Ints[0] k; Dim; KeepDim; Out[0] values, Out[1] int64 indices",
 		Section: "Selections along a dim appended later."},
 	{ID: "Mode", Name: "mode", Attrs: "Dim; KeepDim; Out[0] values, Out[1] int64 indices"},
+	{ID: "Conv2d", Name: "convolution", Attrs: "In[0] input [N, C, H, W], In[1] weight [O, C/groups, kH, kW], In[2] optional bias [O]; " +
+		"Ints: stride h, w, padding top, left, bottom, right, dilation h, w, groups", Section: "Convolutions appended later."},
+	{ID: "Conv2dBackwardInput", Name: "convolution_backward_input",
+		Attrs: "In[0] grad_output [N, O, oH, oW], In[1] weight; Ints: those of Conv2d, then the input's H, W"},
+	{ID: "Conv2dBackwardWeight", Name: "convolution_backward_weight",
+		Attrs: "In[0] grad_output [N, O, oH, oW], In[1] input [N, C, H, W]; Ints: those of Conv2d, then kH, kW"},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).

@@ -72,13 +72,38 @@ func (l *LayerNorm) String() string { return Repr(l) }
 type Embedding struct {
 	Base
 	Weight *torch.Tensor // [num, dim], drawn from N(0, 1)
+	// PaddingIdx, when not nil, is the row that gets no gradient (zero at
+	// first when made by NewEmbeddingWith).
+	PaddingIdx *int
+	// MaxNorm, when not nil, renormalises the looked-up rows of Weight in
+	// place to a NormType-norm of at most MaxNorm.
+	MaxNorm  *float64
+	NormType float64 // 2 when made by a constructor
 }
 
 // NewEmbedding makes a table of num vectors of size dim.
 func NewEmbedding(num, dim int, opts ...torch.Option) *Embedding {
+	return NewEmbeddingWith(num, dim, EmbeddingOptions{}, opts...)
+}
+
+// NewEmbeddingWith is torch.nn.Embedding(num, dim, padding_idx, max_norm,
+// norm_type): the row o.PaddingIdx (negative counts from the end) is zero.
+// A bad padding index is reported by Forward.
+func NewEmbeddingWith(num, dim int, o EmbeddingOptions, opts ...torch.Option) *Embedding {
 	w := torch.Empty([]int{num, dim}, opts...)
 	Normal_(w, 0, 1, opts...)
-	return &Embedding{Weight: Parameter(w)}
+	e := &Embedding{Weight: Parameter(w), MaxNorm: o.MaxNorm, NormType: o.normType()}
+	if o.PaddingIdx != nil {
+		p := *o.PaddingIdx
+		if p < 0 {
+			p += num
+		}
+		e.PaddingIdx = &p
+		if p >= 0 && p < num {
+			torch.NoGrad(func() { e.Weight.Select(0, p).Zero_() })
+		}
+	}
+	return e
 }
 
 // Forward looks up the rows named by the indices x.
@@ -86,10 +111,14 @@ func (e *Embedding) Forward(x *torch.Tensor) *torch.Tensor {
 	if e == nil {
 		return nilModule("embedding", "Embedding", x)
 	}
-	return torch.Embedding(x, e.Weight)
+	if e.PaddingIdx == nil && e.MaxNorm == nil {
+		return torch.Embedding(x, e.Weight)
+	}
+	return embedding("Embedding", x, e.Weight, EmbeddingOptions{PaddingIdx: e.PaddingIdx, MaxNorm: e.MaxNorm, NormType: e.NormType})
 }
 
-// ExtraRepr is "10, 3": the number of vectors and their size.
+// ExtraRepr is "10, 3": the number of vectors and their size, then the
+// options that are set ("padding_idx=0, max_norm=1.0").
 func (e *Embedding) ExtraRepr() string {
 	if e == nil {
 		return ""
@@ -98,7 +127,17 @@ func (e *Embedding) ExtraRepr() string {
 	if s := e.Weight.Shape(); len(s) == 2 {
 		num, dim = s[0], s[1]
 	}
-	return fmt.Sprintf("%d, %d", num, dim)
+	out := fmt.Sprintf("%d, %d", num, dim)
+	if e.PaddingIdx != nil {
+		out += fmt.Sprintf(", padding_idx=%d", *e.PaddingIdx)
+	}
+	if e.MaxNorm != nil {
+		out += ", max_norm=" + pyfmt.Float(*e.MaxNorm)
+		if e.NormType != 2 {
+			out += ", norm_type=" + pyfmt.Float(e.NormType)
+		}
+	}
+	return out
 }
 
 // String prints the module as PyTorch does.

@@ -1,0 +1,208 @@
+package nn
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mindtorch/mindtorch/internal/pyfmt"
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// GroupNorm splits the channels (dim 1) of its input into NumGroups groups
+// and normalises each group of each sample to mean 0 and variance 1
+// (biased), then scales and shifts each channel, as torch.nn.GroupNorm.
+type GroupNorm struct {
+	Base
+	NumGroups   int
+	NumChannels int
+	Eps         float64       // 1e-5 at first
+	Weight      *torch.Tensor // ones at first; nil without an affine transform
+	Bias        *torch.Tensor // zeros at first
+}
+
+// NewGroupNorm is torch.nn.GroupNorm(groups, channels, affine=affine);
+// PyTorch's default affine is true. channels must be divisible by groups,
+// which Forward checks.
+func NewGroupNorm(groups, channels int, affine bool, opts ...torch.Option) *GroupNorm {
+	g := &GroupNorm{NumGroups: groups, NumChannels: channels, Eps: 1e-5}
+	if affine && channels >= 0 {
+		g.Weight = Parameter(torch.Ones([]int{channels}, opts...))
+		g.Bias = Parameter(torch.Zeros([]int{channels}, opts...))
+	}
+	return g
+}
+
+// Forward normalises x ([N, C, ...]).
+func (g *GroupNorm) Forward(x *torch.Tensor) *torch.Tensor {
+	if g == nil {
+		return nilModule("GroupNorm", "GroupNorm", x)
+	}
+	if g.NumGroups <= 0 || g.NumChannels%g.NumGroups != 0 {
+		return torch.Failed(torch.NewError("GroupNorm", torch.ErrArgument, []*torch.Tensor{x}, "num_channels must be divisible by num_groups"))
+	}
+	return groupNorm("GroupNorm", x, g.NumGroups, g.Weight, g.Bias, g.Eps)
+}
+
+// GroupNormF is torch.nn.functional.group_norm: x ([N, C, ...]) normalised
+// over groups of C/groups channels, then scaled by weight and shifted by
+// bias ([C] each, or nil).
+func GroupNormF(x *torch.Tensor, groups int, weight, bias *torch.Tensor, eps float64) *torch.Tensor {
+	return groupNorm("group_norm", x, groups, weight, bias, eps)
+}
+
+func groupNorm(op string, x *torch.Tensor, groups int, w, b *torch.Tensor, eps float64) *torch.Tensor {
+	if err := inputErr(op, x); err != nil {
+		return torch.Failed(err)
+	}
+	if err := optionalErr(w, b); err != nil {
+		return torch.Failed(err)
+	}
+	s := x.Shape()
+	if len(s) < 2 {
+		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x},
+			"Expected at least 2 dimensions for input tensor but received %d", len(s)))
+	}
+	c := s[1]
+	if groups <= 0 || c%groups != 0 {
+		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x},
+			"Expected number of channels in input to be divisible by num_groups, but got input of shape %v and num_groups=%d",
+			shapeList(s), groups))
+	}
+	for i, t := range []*torch.Tensor{w, b} {
+		if t != nil && (t.Dim() != 1 || t.Numel() != c) {
+			return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x, t},
+				"Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %v and input of shape %v",
+				[]string{"weight", "bias"}[i], []string{"weight", "bias"}[i], shapeList(t.Shape()), shapeList(s)))
+		}
+	}
+	g := x.Reshape(s[0], groups, -1)
+	mean := g.MeanKeepDim(2)
+	v := g.VarCorrection(0, true, 2)
+	y := g.Sub(mean).Mul(v.AddScalar(eps).Rsqrt()).Reshape(s...)
+	return affine(y, w, b, channelShape(c, len(s)))
+}
+
+// shapeList prints a shape as PyTorch's error messages do: [2, 6, 4].
+func shapeList(s []int) string {
+	out := "["
+	for i, d := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprint(d)
+	}
+	return out + "]"
+}
+
+// ExtraRepr is "2, 4, eps=1e-05, affine=True".
+func (g *GroupNorm) ExtraRepr() string {
+	if g == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d, %d, eps=%s, affine=%s", g.NumGroups, g.NumChannels, pyfmt.Float(g.Eps), pyBool(g.Weight != nil || g.Bias != nil))
+}
+
+// String prints the module as PyTorch does.
+func (g *GroupNorm) String() string { return Repr(g) }
+
+// RMSNorm divides the last dims of its input by their root mean square
+// (plus Eps), then scales by Weight, as PyTorch 2.x's torch.nn.RMSNorm.
+type RMSNorm struct {
+	Base
+	Shape  []int
+	Eps    *float64      // nil: the machine epsilon of the input's dtype
+	Weight *torch.Tensor // ones at first; nil without an elementwise affine
+}
+
+// NewRMSNorm normalises over the trailing dims shape, with eps None.
+func NewRMSNorm(shape []int, affine bool, opts ...torch.Option) *RMSNorm {
+	r := &RMSNorm{Shape: slices.Clone(shape)}
+	if affine {
+		r.Weight = Parameter(torch.Ones(shape, opts...))
+	}
+	return r
+}
+
+// Forward normalises x.
+func (r *RMSNorm) Forward(x *torch.Tensor) *torch.Tensor {
+	if r == nil {
+		return nilModule("RMSNorm", "RMSNorm", x)
+	}
+	return rmsNorm("RMSNorm", x, r.Shape, r.Weight, r.Eps)
+}
+
+// RMSNormF is PyTorch 2.x's torch.nn.functional.rms_norm: x divided by the
+// root mean square of its trailing dims shape plus eps (nil: the dtype's
+// machine epsilon), times weight (nil: none).
+func RMSNormF(x *torch.Tensor, shape []int, weight *torch.Tensor, eps *float64) *torch.Tensor {
+	return rmsNorm("rms_norm", x, shape, weight, eps)
+}
+
+func rmsNorm(op string, x *torch.Tensor, shape []int, w *torch.Tensor, eps *float64) *torch.Tensor {
+	if err := inputErr(op, x); err != nil {
+		return torch.Failed(err)
+	}
+	if err := optionalErr(w); err != nil {
+		return torch.Failed(err)
+	}
+	n, s := len(shape), x.Shape()
+	if len(s) < n || n > 0 && !slices.Equal(s[len(s)-n:], shape) {
+		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x},
+			"Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s",
+			shapeList(shape), strings.Trim(shapeList(shape), "[]"), shapeList(s)))
+	}
+	if w != nil && !slices.Equal(w.Shape(), shape) {
+		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x, w},
+			"Expected weight to be of same shape as normalized_shape, but got weight of shape %v and normalized_shape = %v", shapeList(w.Shape()), shapeList(shape)))
+	}
+	if !x.IsFloatingPoint() {
+		return torch.Failed(torch.NewError(op, torch.ErrDType, []*torch.Tensor{x}, "expected a floating point input, got %v", x.DType()))
+	}
+	e := machineEps(x.DType())
+	if eps != nil {
+		e = *eps
+	}
+	dims := make([]int, n)
+	for i := range dims {
+		dims[i] = -1 - i
+	}
+	y := x
+	if n > 0 {
+		y = x.Mul(x.Square().MeanKeepDim(dims...).AddScalar(e).Rsqrt())
+	} else {
+		y = x.Mul(x.Square().AddScalar(e).Rsqrt())
+	}
+	if w != nil {
+		y = y.Mul(w)
+	}
+	return y
+}
+
+// machineEps is torch.finfo(d).eps.
+func machineEps(d torch.DType) float64 {
+	switch d {
+	case torch.Float16:
+		return 0.0009765625
+	case torch.BFloat16:
+		return 0.0078125
+	case torch.Float32:
+		return 1.1920928955078125e-07
+	}
+	return 2.220446049250313e-16
+}
+
+// ExtraRepr is "(4,), eps=None, elementwise_affine=True".
+func (r *RMSNorm) ExtraRepr() string {
+	if r == nil {
+		return ""
+	}
+	e := "None"
+	if r.Eps != nil {
+		e = pyfmt.Float(*r.Eps)
+	}
+	return pyTuple(r.Shape) + ", eps=" + e + ", elementwise_affine=" + pyBool(r.Weight != nil)
+}
+
+// String prints the module as PyTorch does.
+func (r *RMSNorm) String() string { return Repr(r) }
