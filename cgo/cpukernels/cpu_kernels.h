@@ -192,4 +192,28 @@ typedef struct {
 int mt_im2col(int dtype, const void *x, void *col, int64_t planes, mt_conv_geom g);
 int mt_col2im(int dtype, const void *col, void *x, int64_t planes, mt_conv_geom g);
 
+/* Pooling (pooling.c) over the last two dims of contiguous [planes, ih, iw]
+ * inputs and [planes, oh, ow] outputs. Forward ops read x (the input) and
+ * write y (the output) and, for the max pools, idx (int64 flat indices in
+ * the plane); backward ops read x (the output's gradient) and idx (the max
+ * pools' indices) and write y (the input's gradient, zeroed first). */
+enum {
+  MT_POOLING_MAX,                /* kh, kw, sh, sw, ph, pw, dh, dw */
+  MT_POOLING_MAX_BACKWARD,       /* also adaptive max pooling's backward */
+  MT_POOLING_AVG,                /* kh, kw, sh, sw, ph, pw, count_include_pad, divisor (0: none) */
+  MT_POOLING_AVG_BACKWARD,
+  MT_POOLING_ADAPTIVE_AVG,       /* PyTorch's adaptive windows of oh x ow outputs */
+  MT_POOLING_ADAPTIVE_AVG_BACKWARD,
+  MT_POOLING_ADAPTIVE_MAX
+};
+typedef struct {
+  int64_t planes, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, count_include_pad, divisor;
+} mt_pool_params;
+/* mt_pool2d runs op in dtype (float32, float64; int64 for MT_POOLING_AVG) over
+ * planes [begin, end); mt_pool2d_parallel over every plane, split across
+ * the pool in shares of at least grain planes. */
+int mt_pool2d(int op, int dtype, const mt_pool_params *p, const void *x, void *y, int64_t *idx, int64_t begin,
+              int64_t end);
+int mt_pool2d_parallel(int op, int dtype, mt_pool_params p, const void *x, void *y, int64_t *idx, int64_t grain);
+
 #endif

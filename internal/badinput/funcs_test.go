@@ -76,6 +76,16 @@ func tensorFuncs() []callable {
 		fn("torch.WhereScalar", torch.WhereScalar).withArgs(func() []any { return []any{boolMask(), 1.5, f32()} }),
 		fn("torch.Idx", torch.Idx).acceptNil(0),           // the error comes when the index is used
 		fn("torch.NewError", torch.NewError).acceptNil(2), // an error about nothing in particular
+		fn("torch.MaxPool2d", torch.MaxPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{2}, torch.MaxPoolOptions{}} }),
+		fn("torch.MaxPool2dWithIndices", torch.MaxPool2dWithIndices).withArgs(func() []any {
+			return []any{f32().View(1, 2, 2), []int{2}, torch.MaxPoolOptions{}}
+		}),
+		fn("torch.MaxPool1d", torch.MaxPool1d).withArgs(func() []any { return []any{f32(), 2, torch.MaxPoolOptions{}} }),
+		fn("torch.MaxPool1dWithIndices", torch.MaxPool1dWithIndices).withArgs(func() []any { return []any{f32(), 2, torch.MaxPoolOptions{}} }),
+		fn("torch.AvgPool2d", torch.AvgPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{2}, torch.AvgPoolOptions{}} }),
+		fn("torch.AvgPool1d", torch.AvgPool1d).withArgs(func() []any { return []any{f32(), 2, torch.AvgPoolOptions{}} }),
+		fn("torch.AdaptiveAvgPool2d", torch.AdaptiveAvgPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{1, 2}} }),
+		fn("torch.AdaptiveMaxPool2d", torch.AdaptiveMaxPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{1, 2}} }),
 
 		fn("nn.BatchNorm", nn.BatchNorm).acceptNil(1, 2, 3, 4), // running stats, weight, bias: None
 		fn("nn.InstanceNorm", nn.InstanceNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {

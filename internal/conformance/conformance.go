@@ -103,8 +103,8 @@ func method(name string) (Func, bool) {
 }
 
 // Files are the files of golden cases in the ops format, written by
-// scripts/golden/{ops,reductions,views_linalg,data,svd,losses,layers,conv}.py.
-var Files = []string{"ops.json", "reductions.json", "views_linalg.json", "data.json", "svd.json", "losses.json", "layers.json", "conv.json"}
+// scripts/golden/{ops,reductions,views_linalg,data,svd,losses,layers,conv,pooling}.py.
+var Files = []string{"ops.json", "reductions.json", "views_linalg.json", "data.json", "svd.json", "losses.json", "layers.json", "conv.json", "pooling.json"}
 
 // File is a file of golden cases.
 type File struct {

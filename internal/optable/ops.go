@@ -258,11 +258,23 @@ var Ops = []Op{
 		Section: "Selections along a dim appended later."},
 	{ID: "Mode", Name: "mode", Attrs: "Dim; KeepDim; Out[0] values, Out[1] int64 indices"},
 	{ID: "Conv2d", Name: "convolution", Attrs: "In[0] input [N, C, H, W], In[1] weight [O, C/groups, kH, kW], In[2] optional bias [O]; " +
-		"Ints: stride h, w, padding top, left, bottom, right, dilation h, w, groups", Section: "Convolutions appended later."},
+		"Ints: stride h, w, padding top, left, bottom, right, dilation h, w, groups", Section: "Convolutions over (N, C, H, W) inputs."},
 	{ID: "Conv2dBackwardInput", Name: "convolution_backward_input",
 		Attrs: "In[0] grad_output [N, O, oH, oW], In[1] weight; Ints: those of Conv2d, then the input's H, W"},
 	{ID: "Conv2dBackwardWeight", Name: "convolution_backward_weight",
 		Attrs: "In[0] grad_output [N, O, oH, oW], In[1] input [N, C, H, W]; Ints: those of Conv2d, then kH, kW"},
+	{ID: "MaxPool2d", Name: "max_pool2d", Section: "Pooling over the last two dims of (N, C, H, W) or (C, H, W) inputs.",
+		Attrs: "Ints: kH, kW, sH, sW, pH, pW, dH, dW, ceil_mode; Out[0] values, Out[1] int64 indices (flat per plane)"},
+	{ID: "MaxPool2dBackward", Name: "max_pool2d_with_indices_backward",
+		Attrs: "In[0] grad_output, In[1] self, In[2] indices; Ints as MaxPool2d"},
+	{ID: "AvgPool2d", Name: "avg_pool2d",
+		Attrs: "Ints: kH, kW, sH, sW, pH, pW, ceil_mode, count_include_pad, has_divisor, divisor_override"},
+	{ID: "AvgPool2dBackward", Name: "avg_pool2d_backward", Attrs: "In[0] grad_output, In[1] self; Ints as AvgPool2d"},
+	{ID: "AdaptiveAvgPool2d", Name: "adaptive_avg_pool2d", Attrs: "Ints: oH, oW"},
+	{ID: "AdaptiveAvgPool2dBackward", Name: "adaptive_avg_pool2d_backward", Attrs: "In[0] grad_output, In[1] self"},
+	{ID: "AdaptiveMaxPool2d", Name: "adaptive_max_pool2d", Attrs: "Ints: oH, oW; Out[0] values, Out[1] int64 indices (flat per plane)"},
+	{ID: "AdaptiveMaxPool2dBackward", Name: "adaptive_max_pool2d_backward",
+		Attrs: "In[0] grad_output, In[1] self, In[2] indices"},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).
