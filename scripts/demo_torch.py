@@ -9,7 +9,7 @@ from torch import nn
 
 torch.set_num_threads(2)
 torch.manual_seed(0)
-path = os.path.join(os.path.dirname(__file__), "..", "cmd", "demo", "digits.csv.gz")
+path = os.path.join(os.path.dirname(__file__), "..", "internal", "digits", "digits.csv.gz")
 rows = [list(map(float, line.split(","))) for line in gzip.open(path, "rt")]
 data = torch.tensor(rows)
 x, y = data[:, :64] / 16, data[:, 64].long()

@@ -11,7 +11,7 @@
 // to -out, by default mindtorch-demo in the system's temporary directory;
 // -out "" writes no files.
 //
-// The data set, digits.csv.gz next to this file, is embedded in the binary,
+// The data set (internal/digits, the UCI digits) is embedded in the binary,
 // so the demo runs from any directory; -data reads another file of the same
 // layout (64 pixels from 0 to 16 and a label from 0 to 9 per line, gzipped).
 //
@@ -26,29 +26,19 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
-	_ "embed"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/mindtorch/mindtorch/internal/digits"
 	"github.com/mindtorch/mindtorch/pkg/backends/npu"
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
-
-// digits is the UCI digits data set (the test set of the UCI "Optical
-// Recognition of Handwritten Digits", as in scikit-learn), gzipped CSV.
-//
-//go:embed digits.csv.gz
-var digits []byte
 
 // config is what the command line asks for.
 type config struct {
@@ -171,50 +161,12 @@ func subset(images []float32, labels []int64, idx []int) (*torch.Tensor, *torch.
 // is "".
 func readData(path string) ([]float32, []int64, error) {
 	if path == "" {
-		return loadDigits("digits.csv.gz (embedded)", bytes.NewReader(digits))
+		return digits.Embedded()
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return loadDigits(path, bufio.NewReader(f))
-}
-
-// loadDigits reads a gzipped CSV, named name in errors: 64 pixel values (0
-// to 16) and a label per line. Pixels are scaled to [0, 1].
-func loadDigits(name string, r io.Reader) ([]float32, []int64, error) {
-	z, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	cr := csv.NewReader(z)
-	cr.FieldsPerRecord = 65
-	var images []float32
-	var labels []int64
-	for line := 1; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
-		}
-		for _, s := range rec[:64] {
-			v, err := strconv.ParseFloat(s, 32)
-			if err != nil || v < 0 || v > 16 {
-				return nil, nil, fmt.Errorf("%s:%d: bad pixel %q", name, line, s)
-			}
-			images = append(images, float32(v)/16)
-		}
-		l, err := strconv.ParseInt(rec[64], 10, 64)
-		if err != nil || l < 0 || l > 9 {
-			return nil, nil, fmt.Errorf("%s:%d: bad label %q", name, line, rec[64])
-		}
-		labels = append(labels, l)
-	}
-	if len(labels) == 0 {
-		return nil, nil, fmt.Errorf("%s: no images", name)
-	}
-	return images, labels, nil
+	return digits.Load(path, bufio.NewReader(f))
 }

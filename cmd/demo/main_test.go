@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mindtorch/mindtorch/internal/digits"
 	"github.com/mindtorch/mindtorch/internal/npuemu"
 	"github.com/mindtorch/mindtorch/pkg/nn"
 	"github.com/mindtorch/mindtorch/pkg/safetensors"
@@ -158,7 +159,7 @@ func TestRunsAnywhere(t *testing.T) {
 // TestDataFlag reads the data from a file named by -data.
 func TestDataFlag(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "digits.csv.gz")
-	if err := os.WriteFile(path, digits, 0o600); err != nil {
+	if err := os.WriteFile(path, digits.Raw(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out, errs bytes.Buffer
