@@ -37,3 +37,17 @@ func BenchmarkConv2dForward(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkConv2dForwardBackward is BenchmarkConv2dForward's convolution,
+// forward and backward (input and weight gradients).
+func BenchmarkConv2dForwardBackward(b *testing.B) {
+	c := nn.NewConv2d(64, 64, []int{3}, nn.ConvConfig{})
+	x := torch.Randn([]int{32, 64, 56, 56}).RequiresGrad_(true)
+	for b.Loop() {
+		y := c.Forward(x)
+		if err := y.Sum().Backward(); err != nil {
+			b.Fatal(err)
+		}
+		y.Release()
+	}
+}

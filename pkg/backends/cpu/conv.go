@@ -24,7 +24,7 @@ func init() {
 
 // colBudget bounds the column buffer, in elements: the images of a batch
 // are unfolded a chunk at a time.
-const colBudget = 1 << 22
+const colBudget = 1 << 20
 
 // convInput is an operand as a contiguous array of dtype d: itself when it
 // is one, else a copy (released by release).
@@ -150,20 +150,19 @@ func convKernel(c *kernel.Call) error {
 		bias = b.ptr()
 	}
 	out := r.res.Data()
-	beta := 0.0
-	if bias != nil || k == 0 {
+	if k == 0 {
 		fillRows(out, eng, bias, n, oc, l)
-		beta = 1
-	}
-	if k > 0 {
-		if err := convForward(eng, &c.In[0], &c.In[1], p, out, beta, n, ch, h, w, oc, kh, kw, oh, ow, l, k, og, es); err != nil {
-			return err
-		}
+	} else if err := convForward(eng, &c.In[0], &c.In[1], p, out, bias, n, ch, h, w, oc, kh, kw, oh, ow, l, k, og, es); err != nil {
+		return err
 	}
 	return r.finish(o, eng)
 }
 
-func convForward(eng dtype.DType, xo, wo *kernel.Operand, p meta.ConvParams, out unsafe.Pointer, beta float64,
+// convForward writes the convolution into out: per chunk of images, the
+// bias rows (when there is a bias: filled just before the products, so
+// that they read them from cache, and added with beta 1 as PyTorch's
+// slow_conv2d does), the columns and one product per image and group.
+func convForward(eng dtype.DType, xo, wo *kernel.Operand, p meta.ConvParams, out, bias unsafe.Pointer,
 	n, ch, h, w, oc, kh, kw, oh, ow, l, k, og, es int) error {
 	x, err := contiguousIn(xo, eng)
 	if err != nil {
@@ -188,6 +187,11 @@ func convForward(eng dtype.DType, xo, wo *kernel.Operand, p meta.ConvParams, out
 		resched()
 		if err := cpukernels.Im2col(int(eng), unsafe.Add(x.ptr(), n0*ch*h*w*es), col.Data(), b*ch, &g); err != nil {
 			return convError(eng)
+		}
+		beta := 0.0
+		if bias != nil {
+			fillRows(unsafe.Add(out, n0*oc*l*es), eng, bias, b, oc, l)
+			beta = 1
 		}
 		for gi := range p.Groups {
 			a := matrices{ptr: unsafe.Add(wt.ptr(), gi*og*k*es), ld: k, mem: wt.op.Mem}
