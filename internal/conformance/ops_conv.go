@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/mindtorch/mindtorch/pkg/nn"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -8,6 +9,11 @@ import (
 // of pkg/torch/conv.go under the names of torch.nn.functional, and
 // torch.nn.grad.conv2d_weight. A case's inputs are the input, the weight
 // and the optional bias; its args are the keyword arguments.
+//
+// The modules nn.Conv1d, nn.Conv2d (with their padding modes),
+// nn.ConvTranspose1d and nn.ConvTranspose2d are ops too: a module made
+// from the case's args, its channels and kernel size read from the weight,
+// with the case's weight and bias as its parameters.
 func init() {
 	bias := func(in []*torch.Tensor) *torch.Tensor {
 		if len(in) > 2 {
@@ -26,6 +32,30 @@ func init() {
 	})
 	Register("conv_transpose1d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		return One(torch.ConvTranspose1d(in[0], in[1], bias(in), convTransposeOptions(a)))
+	})
+	Register("nn.Conv2d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		cfg, cin, cout, k := convModuleArgs(in, a)
+		m := nn.NewConv2d(cin, cout, k, cfg)
+		m.Weight, m.Bias = in[1], bias(in)
+		return One(m.Forward(in[0]))
+	})
+	Register("nn.Conv1d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		cfg, cin, cout, k := convModuleArgs(in, a)
+		m := nn.NewConv1d(cin, cout, k, cfg)
+		m.Weight, m.Bias = in[1], bias(in)
+		return One(m.Forward(in[0]))
+	})
+	Register("nn.ConvTranspose2d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		cfg, cin, cout, k := convTransposeModuleArgs(in, a)
+		m := nn.NewConvTranspose2d(cin, cout, k, cfg)
+		m.Weight, m.Bias = in[1], bias(in)
+		return One(m.Forward(in[0]))
+	})
+	Register("nn.ConvTranspose1d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		cfg, cin, cout, k := convTransposeModuleArgs(in, a)
+		m := nn.NewConvTranspose1d(cin, cout, k, cfg)
+		m.Weight, m.Bias = in[1], bias(in)
+		return One(m.Forward(in[0]))
 	})
 	Register("conv2d_weight", func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		return One(torch.Conv2dWeightGrad(in[0], a.Ints("weight_size"), in[1], convOptions(a)))
@@ -62,4 +92,28 @@ func convTransposeOptions(a Args) torch.ConvTransposeOptions {
 		o.Groups = a.I("groups")
 	}
 	return o
+}
+
+// convModuleArgs are the settings of an nn.Conv1d or nn.Conv2d case: its
+// config (padding='same'/'valid' or padding_mode in PaddingMode), in and
+// out channels and kernel size from the weight [out, in/groups, k...].
+func convModuleArgs(in []*torch.Tensor, a Args) (cfg nn.ConvConfig, cin, cout int, k []int) {
+	o := convOptions(a)
+	cfg = nn.ConvConfig{Stride: o.Stride, Padding: o.Padding, PaddingMode: o.PaddingMode, Dilation: o.Dilation, Groups: o.Groups,
+		NoBias: len(in) < 3}
+	if m := a.S("padding_mode"); m != "" && m != "zeros" {
+		cfg.PaddingMode = m // with padding 'valid': no padding
+	}
+	w := in[1].Shape()
+	return cfg, w[1] * max(o.Groups, 1), w[0], w[2:]
+}
+
+// convTransposeModuleArgs are convModuleArgs for the transposed modules,
+// whose weight is [in, out/groups, k...].
+func convTransposeModuleArgs(in []*torch.Tensor, a Args) (cfg nn.ConvTransposeConfig, cin, cout int, k []int) {
+	o := convTransposeOptions(a)
+	cfg = nn.ConvTransposeConfig{Stride: o.Stride, Padding: o.Padding, OutputPadding: o.OutputPadding, Dilation: o.Dilation,
+		Groups: o.Groups, NoBias: len(in) < 3}
+	w := in[1].Shape()
+	return cfg, w[0], w[1] * max(o.Groups, 1), w[2:]
 }

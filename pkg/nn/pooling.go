@@ -12,9 +12,13 @@ import (
 // AvgPool2d, AdaptiveAvgPool2d and AdaptiveMaxPool2d. Like the
 // activations they hold no parameters or buffers, so each is a Func over
 // the functional form of pkg/torch/pooling.go (its settings copied),
-// printed as PyTorch prints the module. return_indices has no module
-// form here: torch.MaxPool2dWithIndices, MaxPool1dWithIndices and
-// AdaptiveMaxPool2d return the indices.
+// printed as PyTorch prints the module.
+//
+// return_indices=True makes PyTorch's max pooling modules return a tuple,
+// which a Layer's Forward cannot: NewMaxPool2dWithIndices and
+// NewMaxPool1dWithIndices make a MaxPoolWithIndices, whose
+// ForwardWithIndices returns both tensors (and whose Forward, the values
+// only, keeps it a Layer).
 
 // MaxPool2d is torch.nn.MaxPool2d(kernel_size, ...): kernelSize and the
 // options hold one value for both dims or one per dim (an empty Stride is
@@ -67,6 +71,84 @@ func AdaptiveMaxPool2d(outputSize ...int) *Func {
 		y, _ := torch.AdaptiveMaxPool2d(x, s)
 		return y
 	})
+}
+
+// MaxPoolWithIndices is torch.nn.MaxPool2d or MaxPool1d with
+// return_indices=True: ForwardWithIndices returns the values and the
+// indices (each a flat index into its input plane, as PyTorch's, for
+// torch.MaxUnpool-style use); Forward returns the values only, so that it
+// can sit in a Sequential. It holds no parameters or buffers. Its String
+// is PyTorch's print of the module ("MaxPool2d(kernel_size=2, ...)";
+// PyTorch does not print return_indices); inside a container's print it
+// shows under its Go type name.
+type MaxPoolWithIndices struct {
+	Base
+	nd     int // 1 or 2; 0: a MaxPoolWithIndices not made by its constructors
+	kernel []int
+	opts   torch.MaxPoolOptions
+}
+
+// NewMaxPool2dWithIndices is torch.nn.MaxPool2d(kernel_size, ...,
+// return_indices=True), with the arguments of MaxPool2d.
+func NewMaxPool2dWithIndices(kernelSize []int, o torch.MaxPoolOptions) *MaxPoolWithIndices {
+	return &MaxPoolWithIndices{nd: 2, kernel: slices.Clone(kernelSize), opts: cloneMax(o)}
+}
+
+// NewMaxPool1dWithIndices is torch.nn.MaxPool1d(kernel_size, ...,
+// return_indices=True), with the arguments of MaxPool1d.
+func NewMaxPool1dWithIndices(kernelSize int, o torch.MaxPoolOptions) *MaxPoolWithIndices {
+	return &MaxPoolWithIndices{nd: 1, kernel: []int{kernelSize}, opts: cloneMax(o)}
+}
+
+// ForwardWithIndices pools x ([N, C, H, W] or [C, H, W] for the 2-d
+// form, [N, C, L] or [C, L] for the 1-d one) and returns the maxima and
+// their indices, as PyTorch's module returns the tuple.
+func (m *MaxPoolWithIndices) ForwardWithIndices(x *torch.Tensor) (values, indices *torch.Tensor) {
+	var f *torch.Tensor
+	switch {
+	case m == nil:
+		f = nilModule("max_pool", "MaxPoolWithIndices", x)
+	case m.nd == 2:
+		return torch.MaxPool2dWithIndices(x, m.kernel, cloneMax(m.opts))
+	case m.nd == 1 && len(m.kernel) == 1:
+		return torch.MaxPool1dWithIndices(x, m.kernel[0], cloneMax(m.opts))
+	default:
+		f = torch.Failed(torch.NewError("max_pool", torch.ErrArgument, []*torch.Tensor{x},
+			"the MaxPoolWithIndices module was not made by NewMaxPool2dWithIndices or NewMaxPool1dWithIndices"))
+	}
+	return f, f
+}
+
+// Forward is the values of ForwardWithIndices.
+func (m *MaxPoolWithIndices) Forward(x *torch.Tensor) *torch.Tensor {
+	y, _ := m.ForwardWithIndices(x)
+	return y
+}
+
+// ExtraRepr is PyTorch's, as MaxPool2d's and MaxPool1d's (PyTorch does
+// not print return_indices).
+func (m *MaxPoolWithIndices) ExtraRepr() string {
+	if m == nil || m.nd == 0 || len(m.kernel) == 0 {
+		return ""
+	}
+	o := m.opts
+	k := intOrTuple(m.kernel, 0)
+	return "kernel_size=" + k + ", stride=" + intOrTuple(orDefault(o.Stride, m.kernel), 0) +
+		", padding=" + intOrTuple(o.Padding, 0) + ", dilation=" + intOrTuple(o.Dilation, 1) +
+		", ceil_mode=" + pyBool(o.CeilMode)
+}
+
+// String prints the module as PyTorch does: "MaxPool2d(kernel_size=2,
+// stride=2, padding=0, dilation=1, ceil_mode=False)".
+func (m *MaxPoolWithIndices) String() string {
+	if m == nil {
+		return "None"
+	}
+	name := "MaxPool2d"
+	if m.nd == 1 {
+		name = "MaxPool1d"
+	}
+	return name + "(" + m.ExtraRepr() + ")"
 }
 
 func cloneMax(o torch.MaxPoolOptions) torch.MaxPoolOptions {

@@ -65,7 +65,31 @@ def inp(values, dtype, views=()):
 cases = []
 
 
+MODULES = {
+    "nn.Conv1d": torch.nn.Conv1d, "nn.Conv2d": torch.nn.Conv2d,
+    "nn.ConvTranspose1d": torch.nn.ConvTranspose1d, "nn.ConvTranspose2d": torch.nn.ConvTranspose2d,
+}
+
+
+def call_module(op, ts, args):
+    """The module op with weight ts[1] and bias ts[2] (or none), its
+    channels and kernel size read from the weight."""
+    w = ts[1]
+    groups = args.get("groups", 1)
+    if op.startswith("nn.ConvTranspose"):
+        cin, cout = w.shape[0], w.shape[1] * groups
+    else:
+        cin, cout = w.shape[1] * groups, w.shape[0]
+    m = MODULES[op](cin, cout, tuple(w.shape[2:]), bias=len(ts) > 2, **args).double()
+    params = {"weight": w}
+    if len(ts) > 2:
+        params["bias"] = ts[2]
+    return torch.nn.utils.stateless.functional_call(m, params, (ts[0],))
+
+
 def call(op, ts, args):
+    if op in MODULES:
+        return call_module(op, ts, args)
     if op == "conv2d_weight":
         return torch.nn.grad.conv2d_weight(ts[0], args["weight_size"], ts[1], **{k: v for k, v in args.items() if k != "weight_size"})
     kw = dict(args)
@@ -98,7 +122,7 @@ def randn(*shape):
 
 def conv_cases(op, xs, ws, args, bias=True, grad=True, dtypes=("float32", "float64")):
     x, w = randn(*xs), randn(*ws)
-    oc = ws[1] * args.get("groups", 1) if op.startswith("conv_transpose") else ws[0]
+    oc = ws[1] * args.get("groups", 1) if op.startswith(("conv_transpose", "nn.ConvTranspose")) else ws[0]
     b = randn(oc)
     for d in dtypes:
         ins = [inp(x, d), inp(w, d)] + ([inp(b, d)] if bias else [])
@@ -211,6 +235,43 @@ for xs, ws, args in [([2, 3, 6, 5], [4, 3, 3, 2], {"stride": 2, "padding": 1}), 
     y = F.conv2d(x, randn(*ws), None, **args)
     for d in ("float32", "float64"):
         add("conv2d_weight", [inp(x, d), inp(randn(*y.shape), d)], dict(args, weight_size=ws))
+
+# ---- the modules: padding modes, transposed convolutions ----
+# (the op is the module, with the case's weight and bias as its parameters)
+for mode in ("zeros", "reflect", "replicate", "circular"):
+    for xs, ws, args in [
+        ([2, 3, 5, 6], [4, 3, 3, 3], {"padding": 1}),
+        ([2, 4, 6, 7], [4, 2, 3, 2], {"padding": [2, 1], "stride": [2, 1], "groups": 2}),
+        ([1, 2, 7, 6], [3, 2, 2, 3], {"padding": [1, 2], "dilation": [2, 1]}),
+        ([2, 3, 6, 6], [2, 3, 3, 2], {"padding": "valid"}),
+    ]:
+        conv_cases("nn.Conv2d", xs, ws, dict(args, padding_mode=mode), dtypes=("float32",))
+    conv_cases("nn.Conv2d", [2, 3, 5, 6], [4, 3, 3, 3], {"padding": 2, "padding_mode": mode}, bias=False, dtypes=())
+    for xs, ws, args in [
+        ([2, 3, 7], [4, 3, 3], {"padding": 2}),
+        ([2, 4, 9], [4, 2, 2], {"padding": 1, "stride": 2, "groups": 2, "dilation": 2}),
+    ]:
+        conv_cases("nn.Conv1d", xs, ws, dict(args, padding_mode=mode), dtypes=("float32",))
+    if mode != "circular":  # (PyTorch 1.13's F.pad refuses circular padding of unbatched inputs; 2.x pads them)
+        conv_cases("nn.Conv1d", [3, 6], [2, 3, 3], {"padding": 1, "padding_mode": mode}, bias=False, dtypes=())  # unbatched
+# PyTorch's errors of the padded input
+add("nn.Conv2d", [inp(E(1, 1, 3, 3), "float64"), inp(E(1, 1, 3, 3), "float64")], {"padding": 3, "padding_mode": "reflect"})
+add("nn.Conv1d", [inp(E(1, 1, 3), "float64"), inp(E(1, 1, 3), "float64")], {"padding": 4, "padding_mode": "circular"})
+for xs, ws, args in [
+    ([2, 3, 4, 5], [3, 2, 3, 3], {}),
+    ([2, 3, 4, 4], [3, 2, 3, 2], {"stride": 2, "padding": 1, "output_padding": 1}),
+    ([2, 4, 4, 3], [4, 1, 3, 3], {"groups": 2, "dilation": [2, 1], "padding": [1, 0]}),
+    ([3, 4, 4], [3, 2, 2, 2], {"stride": [2, 3], "output_padding": [1, 2]}),  # unbatched
+]:
+    conv_cases("nn.ConvTranspose2d", xs, ws, args, dtypes=("float32",))
+    conv_cases("nn.ConvTranspose2d", xs, ws, args, bias=False, dtypes=())
+for xs, ws, args in [
+    ([2, 3, 5], [3, 2, 3], {"stride": 2, "output_padding": 1}),
+    ([2, 4, 6], [4, 3, 2], {"groups": 2, "padding": 1, "dilation": 3}),
+    ([3, 5], [3, 1, 4], {"stride": 3, "padding": 2}),  # unbatched
+]:
+    conv_cases("nn.ConvTranspose1d", xs, ws, args, dtypes=("float32",))
+    conv_cases("nn.ConvTranspose1d", xs, ws, args, bias=False, dtypes=())
 
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
