@@ -216,4 +216,29 @@ int mt_pool2d(int op, int dtype, const mt_pool_params *p, const void *x, void *y
               int64_t end);
 int mt_pool2d_parallel(int op, int dtype, mt_pool_params p, const void *x, void *y, int64_t *idx, int64_t grain);
 
+/* Batch norm (batchnorm.c) over x, a contiguous [n, c, s] array, per
+ * channel of dim 1. mt_batch_norm: training (mean, invstd and the biased
+ * var of each channel written, stats in double) or, with mean and var
+ * given (running stats), eval; y = (x - mean) * invstd * w + b (w, b may
+ * be NULL). mt_batch_norm_backward: from g (the output's gradient), the
+ * input's gradient gx (may be NULL) and gw, gb (may be NULL). Channels
+ * [begin, end); the _parallel forms over every channel split across the
+ * pool in shares of at least grain channels. dtype MT_F32 or MT_F64; the
+ * per-channel arrays are of dtype too. */
+typedef struct {
+  int64_t n, c, s;
+  int training;
+  double eps;
+} mt_bn_params;
+int mt_batch_norm(int dtype, const mt_bn_params *p, const void *x, const void *w, const void *b, void *mean,
+                  void *invstd, void *var, void *y, int64_t begin, int64_t end);
+int mt_batch_norm_parallel(int dtype, mt_bn_params p, const void *x, const void *w, const void *b, void *mean,
+                           void *invstd, void *var, void *y, int64_t grain);
+int mt_batch_norm_backward(int dtype, const mt_bn_params *p, const void *g, const void *x, const void *w,
+                           const void *mean, const void *invstd, void *gx, void *gw, void *gb, int64_t begin,
+                           int64_t end);
+int mt_batch_norm_backward_parallel(int dtype, mt_bn_params p, const void *g, const void *x, const void *w,
+                                    const void *mean, const void *invstd, void *gx, void *gw, void *gb,
+                                    int64_t grain);
+
 #endif

@@ -86,6 +86,9 @@ func tensorFuncs() []callable {
 		fn("torch.AvgPool1d", torch.AvgPool1d).withArgs(func() []any { return []any{f32(), 2, torch.AvgPoolOptions{}} }),
 		fn("torch.AdaptiveAvgPool2d", torch.AdaptiveAvgPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{1, 2}} }),
 		fn("torch.AdaptiveMaxPool2d", torch.AdaptiveMaxPool2d).withArgs(func() []any { return []any{f32().View(1, 2, 2), []int{1, 2}} }),
+		fn("torch.NativeBatchNorm", torch.NativeBatchNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {
+			return []any{f32(), nil, nil, nil, nil, true, 1e-5}
+		}),
 
 		fn("nn.BatchNorm", nn.BatchNorm).acceptNil(1, 2, 3, 4), // running stats, weight, bias: None
 		fn("nn.InstanceNorm", nn.InstanceNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {

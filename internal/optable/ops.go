@@ -275,6 +275,12 @@ var Ops = []Op{
 	{ID: "AdaptiveMaxPool2d", Name: "adaptive_max_pool2d", Attrs: "Ints: oH, oW; Out[0] values, Out[1] int64 indices (flat per plane)"},
 	{ID: "AdaptiveMaxPool2dBackward", Name: "adaptive_max_pool2d_backward",
 		Attrs: "In[0] grad_output, In[1] self, In[2] indices"},
+	{ID: "BatchNorm", Name: "native_batch_norm", Section: "Batch norm over dim 1 of (N, C, ...) inputs.",
+		Attrs: "In[0] input, In[1] weight [C], In[2] bias [C] (In[3] running_mean, In[4] running_var unless training); " +
+			"Mode 1: training; Scalars[0] eps; Out[0] output, training also Out[1] mean, Out[2] invstd, Out[3] biased var [C]"},
+	{ID: "BatchNormBackward", Name: "native_batch_norm_backward",
+		Attrs: "In[0] grad_output, In[1] input, In[2] weight, In[3] mean, In[4] invstd; Mode 1: training; " +
+			"Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias"},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).

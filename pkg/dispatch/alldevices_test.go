@@ -107,10 +107,12 @@ func moreOps(t *testing.T, d device.Type) {
 	check("clamp with an upper bound", x1.Clamp(nil, 1))
 	check("bernoulli_", torch.Zeros([]int{4}, on).Bernoulli_(0.5, torch.WithGenerator(g)))
 	x := torch.Ones([]int{2, 3}, on).RequiresGrad_(true)
+	bn, _, _, _ := torch.NativeBatchNorm(x, nil, nil, nil, nil, true, 1e-5)
 	for name, y := range map[string]*torch.Tensor{
 		"softmax": x.Softmax(1), "log_softmax": x.LogSoftmax(1), "relu": x.Relu(), "gelu": x.Gelu(),
 		"silu": x.Silu(), "sigmoid": x.Sigmoid(), "tanh": x.Tanh(), "elu": x.Elu(1), "leaky_relu": x.LeakyRelu(0.01),
 		"softplus": x.Softplus(1, 20), "hardtanh": x.Clamp(-0.5, 0.5), "cumsum": x.Cumsum(1), "cumprod": x.Cumprod(1),
+		"native_batch_norm": bn,
 	} {
 		check(name, y)
 		_, err := torch.Grad([]*torch.Tensor{y.Sum()}, []*torch.Tensor{x}, torch.GradOptions{})

@@ -223,6 +223,13 @@ func batchNorm(op string, x, rm, rv, w, b *torch.Tensor, training bool, momentum
 			return torch.Failed(torch.NewError(op, torch.ErrArgument, []*torch.Tensor{x},
 				"Expected more than 1 value per channel when training, got input size %s", sizeString(shape)))
 		}
+		if fusedBatchNorm(x, rm, rv, w, b) {
+			y, mean, _, v := torch.NativeBatchNorm(x, w, b, nil, nil, true, eps)
+			if y.Err() == nil {
+				updateRunning(rm, rv, mean, v, float64(n), momentum)
+			}
+			return y
+		}
 		mean = x.MeanKeepDim(dims...)
 		v = x.VarCorrection(0, true, dims...)
 		updateRunning(rm, rv, mean.Reshape(c), v.Reshape(c), float64(n), momentum)
@@ -233,9 +240,30 @@ func batchNorm(op string, x, rm, rv, w, b *torch.Tensor, training bool, momentum
 		if rv == nil {
 			return torch.Failed(torch.NewError(op, torch.ErrArgument, []*torch.Tensor{x}, "running_var must be defined in evaluation mode"))
 		}
+		if fusedBatchNorm(x, rm, rv, w, b) {
+			y, _, _, _ := torch.NativeBatchNorm(x, w, b, rm, rv, false, eps)
+			return y
+		}
 		mean, v = rm.Reshape(bshape...), rv.Reshape(bshape...)
 	}
 	return affine(x.Sub(mean).Mul(v.AddScalar(eps).Rsqrt()), w, b, bshape)
+}
+
+// fusedBatchNorm reports whether torch.NativeBatchNorm (one kernel, and
+// one for the gradient) computes the batch norm: a non-empty float32 or
+// float64 input whose running stats, weight and bias (when not nil) are
+// of its dtype; other inputs are normalised by tensor ops.
+func fusedBatchNorm(x *torch.Tensor, per ...*torch.Tensor) bool {
+	d := x.DType()
+	if d != torch.Float32 && d != torch.Float64 || x.Numel() == 0 {
+		return false
+	}
+	for _, t := range per {
+		if t != nil && t.DType() != d {
+			return false
+		}
+	}
+	return true
 }
 
 // updateRunning sets rm and rv (each may be nil) to (1-m)*running +

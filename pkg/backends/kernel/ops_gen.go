@@ -197,6 +197,10 @@ const (
 	OpAdaptiveMaxPool2d         // adaptive_max_pool2d: Ints: oH, oW; Out[0] values, Out[1] int64 indices (flat per plane)
 	OpAdaptiveMaxPool2dBackward // adaptive_max_pool2d_backward: In[0] grad_output, In[1] self, In[2] indices
 
+	// Batch norm over dim 1 of (N, C, ...) inputs.
+	OpBatchNorm         // native_batch_norm: In[0] input, In[1] weight [C], In[2] bias [C] (In[3] running_mean, In[4] running_var unless training); Mode 1: training; Scalars[0] eps; Out[0] output, training also Out[1] mean, Out[2] invstd, Out[3] biased var [C]
+	OpBatchNormBackward // native_batch_norm_backward: In[0] grad_output, In[1] input, In[2] weight, In[3] mean, In[4] invstd; Mode 1: training; Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias
+
 	// NumOps is the number of op IDs.
 	NumOps
 )
@@ -366,4 +370,6 @@ var opNames = [NumOps]string{
 	OpAdaptiveAvgPool2dBackward: "adaptive_avg_pool2d_backward",
 	OpAdaptiveMaxPool2d:         "adaptive_max_pool2d",
 	OpAdaptiveMaxPool2dBackward: "adaptive_max_pool2d_backward",
+	OpBatchNorm:                 "native_batch_norm",
+	OpBatchNormBackward:         "native_batch_norm_backward",
 }
