@@ -22,6 +22,9 @@ import warnings
 import torch
 import torch.nn.functional as F
 
+import goldenio
+from goldenio import enc_tensor
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "conv.json")
 torch.manual_seed(0)
 warnings.simplefilter("ignore")  # padding='same' with even kernels
@@ -32,23 +35,8 @@ FUNCS = {
 }
 
 
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
-def enc_tensor(t):
-    name = str(t.dtype).replace("torch.", "")
-    if t.dtype in (torch.float16, torch.bfloat16):
-        t = t.float()
-    return {"shape": list(t.shape), "dtype": name,
-            "data": [enc(v) for v in t.reshape(-1).tolist()]}
 
 
 def inp(values, dtype, views=()):
@@ -57,9 +45,7 @@ def inp(values, dtype, views=()):
     for v in views:
         if v[0] == "transpose":
             t = t.transpose(v[1], v[2])
-    data = base.float() if dtype in ("float16", "bfloat16") else base
-    return t, {"shape": list(base.shape), "dtype": dtype, "views": [list(v) for v in views],
-               "data": [enc(x) for x in data.reshape(-1).tolist()]}
+    return t, {"shape": list(base.shape), "dtype": dtype, "views": [list(v) for v in views], "data": goldenio.values(base)}
 
 
 cases = []

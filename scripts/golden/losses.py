@@ -24,6 +24,7 @@ import warnings
 
 import torch
 import torch.nn.functional as F
+from goldenio import enc
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "losses.json")
 torch.manual_seed(0)
@@ -48,17 +49,6 @@ LOSSES = {
 }
 REDUCTIONS = ["none", "mean", "sum"]
 FLOATS = ["float32", "float64"]
-
-
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
 def enc_tensor(t):

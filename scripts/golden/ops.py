@@ -12,6 +12,7 @@ import os
 
 import torch
 import torch.nn.functional as F
+from goldenio import enc
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "ops.json")
 torch.manual_seed(0)
@@ -23,17 +24,6 @@ ALL = ["bool"] + INTS + FLOATS
 
 def dt(name):
     return getattr(torch, name)
-
-
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
 def enc_tensor(t):

@@ -24,25 +24,16 @@ import time
 import torch
 import torch.nn.functional as F
 
+import goldenio
+from goldenio import enc_tensor
+
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "pooling.json")
 torch.manual_seed(0)
 GRAD_GEN = torch.Generator().manual_seed(1)
 
 
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
-def enc_tensor(t):
-    vals = t.float().reshape(-1).tolist() if t.dtype == torch.bfloat16 else t.reshape(-1).tolist()
-    return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "data": [enc(v) for v in vals]}
 
 
 def apply_view(t, v):
@@ -62,8 +53,7 @@ def make_input(values, dtype, views=()):
     t = base
     for v in views:
         t = apply_view(t, v)
-    data = (base.float() if dtype == "bfloat16" else base).reshape(-1).tolist()
-    return t, {"shape": list(base.shape), "dtype": dtype, "views": [list(v) for v in views], "data": [enc(x) for x in data]}
+    return t, {"shape": list(base.shape), "dtype": dtype, "views": [list(v) for v in views], "data": goldenio.values(base)}
 
 
 def one_or_two(v):

@@ -15,6 +15,7 @@ import math
 import os
 
 import torch
+from goldenio import enc
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "reductions.json")
 torch.manual_seed(0)
@@ -23,17 +24,6 @@ FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
 ALL = ["bool"] + INTS + FLOATS
 NAN, INF = float("nan"), float("inf")
-
-
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
 def enc_tensor(t):

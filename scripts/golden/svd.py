@@ -26,21 +26,11 @@ import math
 import os
 
 import torch
+from goldenio import enc
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "svd.json")
 torch.manual_seed(0)
 HALF = (torch.float16, torch.bfloat16)
-
-
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
 def enc_tensor(t):

@@ -14,6 +14,7 @@ import math
 import os
 
 import torch
+from goldenio import enc
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "views_linalg.json")
 torch.manual_seed(0)
@@ -26,17 +27,6 @@ HALF = (torch.float16, torch.bfloat16)
 
 def dt(name):
     return getattr(torch, name)
-
-
-def enc(v):
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if v == 0 and math.copysign(1, v) < 0:
-            return "-0"
-    return v
 
 
 def enc_tensor(t):
