@@ -199,6 +199,9 @@ func RunCase(t *testing.T, c Case, dev string) {
 	}
 	if dev == "meta" {
 		checkMeta(t, c, outs)
+		if c.Grad != nil {
+			checkMetaGrad(t, c, run)
+		}
 		return
 	}
 	if len(outs) < len(c.Outs) {
@@ -212,6 +215,33 @@ func RunCase(t *testing.T, c Case, dev string) {
 	}
 	if c.Grad != nil {
 		checkGrad(t, c, run, dev)
+	}
+}
+
+// checkMetaGrad runs the case's backward pass on the meta device: every
+// gradient has its input's shape and dtype, from the backward ops' meta
+// functions alone.
+func checkMetaGrad(t *testing.T, c Case, run Func) {
+	t.Helper()
+	in := make([]*torch.Tensor, len(c.Inputs))
+	for i, s := range c.Inputs {
+		in[i] = s.Build(t, "meta")
+		if i < len(c.Grad.Inputs) && c.Grad.Inputs[i] != nil {
+			in[i] = in[i].Detach().RequiresGrad_(true)
+		}
+	}
+	y := run(in, c.Args)[0]
+	if err := y.BackwardWith(torch.BackwardOptions{Grad: c.Grad.Out.Build(t, "meta")}); err != nil {
+		t.Fatalf("meta backward: %v", err)
+	}
+	for i, want := range c.Grad.Inputs {
+		if want == nil {
+			continue
+		}
+		g := in[i].Grad()
+		if g == nil || !slices.Equal(g.Shape(), want.Shape) || g.DType().String() != "torch."+want.DType {
+			t.Fatalf("meta: the gradient of input %d is %v, PyTorch's %s%v", i, g, want.DType, want.Shape)
+		}
 	}
 }
 
