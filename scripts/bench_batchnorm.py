@@ -4,15 +4,18 @@ batch through BatchNorm2d(64) in training mode, forward and backward.
     /usr/bin/python3 scripts/bench_batchnorm.py --threads 1
 """
 import argparse
+import os
 import statistics
 import time
-
-import torch
 
 p = argparse.ArgumentParser()
 p.add_argument("--threads", type=int, default=1)
 p.add_argument("--runs", type=int, default=20)
 a = p.parse_args()
+# torch.set_num_threads does not reach OpenBLAS: set its count before loading.
+os.environ["OPENBLAS_NUM_THREADS"] = str(a.threads)
+import torch  # noqa: E402
+
 torch.set_num_threads(a.threads)
 m = torch.nn.BatchNorm2d(64)
 x = torch.randn(32, 64, 28, 28, requires_grad=True)

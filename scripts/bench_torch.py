@@ -4,9 +4,13 @@ of Go's benchmarks for side-by-side reading."""
 import os
 import timeit
 
-import torch
+THREADS = int(os.environ.get("MINDTORCH_BENCH_THREADS") or os.cpu_count())
+# torch.set_num_threads does not reach OpenBLAS (PyTorch 1.13's matmul on
+# this build): its thread count is read from the environment at load.
+os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)
+import torch  # noqa: E402
 
-torch.set_num_threads(int(os.environ.get("MINDTORCH_BENCH_THREADS") or os.cpu_count()))
+torch.set_num_threads(THREADS)
 
 
 def bench(name, stmt, number):
