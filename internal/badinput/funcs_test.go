@@ -114,7 +114,11 @@ func tensorFuncs() []callable {
 		fn("nn.KaimingNormal_", nn.KaimingNormal_).withArgs(func() []any { return []any{f32(), 0, "fan_in", "relu"} }),
 		fn("nn.XavierUniform_", nn.XavierUniform_),
 		fn("nn.XavierNormal_", nn.XavierNormal_),
-		fn("nn.NewModuleList", nn.NewModuleList),              // a nil module is absent (PyTorch's None)
+		fn("nn.NewModuleList", nn.NewModuleList),       // a nil module is absent (PyTorch's None)
+		fn("nn.NewParameterList", nn.NewParameterList), // a nil tensor is kept as a tensor carrying the error
+		fn("nn.RegisterForwardPreHook", nn.RegisterForwardPreHook),
+		fn("nn.RegisterForwardHook", nn.RegisterForwardHook),
+		fn("nn.Call", nn.Call).withArgs(func() []any { return []any{nn.ReLU(), f32()} }),
 		fn("nn.WithWeight", nn.WithWeight).acceptNil(0),       // weight=None
 		fn("nn.WithPosWeight", nn.WithPosWeight).acceptNil(0), // pos_weight=None
 		fn("nn.NLL", nn.NLL).withArgs(func() []any { return []any{f32().LogSoftmax(1), classes().Narrow(0, 0, 2)} }),

@@ -76,6 +76,16 @@ func receivers() []*receiver {
 			must(0, d.Set("fc", nn.NewLinear(2, 2)))
 			return d
 		}, zeros: []zeroRecv{{"zero", func() any { return &nn.ModuleDict{} }}}},
+		{name: "nn.ParameterList", typ: reflect.TypeFor[*nn.ParameterList](), valid: func() any { return nn.NewParameterList(f32()) },
+			zeros: []zeroRecv{{"zero", func() any { return &nn.ParameterList{} }}}},
+		{name: "nn.ParameterDict", typ: reflect.TypeFor[*nn.ParameterDict](), valid: func() any {
+			d := nn.NewParameterDict()
+			must(0, d.Set("w", f32()))
+			return d
+		}, zeros: []zeroRecv{{"zero", func() any { return &nn.ParameterDict{} }}}},
+		{name: "nn.HookHandle", typ: reflect.TypeFor[*nn.HookHandle](), valid: func() any {
+			return must(nn.RegisterForwardHook(nn.ReLU(), func(nn.Module, *torch.Tensor, *torch.Tensor) *torch.Tensor { return nil }))
+		}, zeros: []zeroRecv{{"zero", func() any { return &nn.HookHandle{} }}}},
 		{name: "nn.Func", typ: reflect.TypeFor[*nn.Func](), valid: func() any { return nn.ReLU() },
 			zeros: []zeroRecv{{"zero", func() any { return &nn.Func{} }}}},
 		{name: "nn.Dropout", typ: reflect.TypeFor[*nn.Dropout](), valid: func() any { return nn.NewDropout(0.5) },

@@ -13,7 +13,8 @@ import (
 // The modules nn.Conv1d, nn.Conv2d (with their padding modes),
 // nn.ConvTranspose1d and nn.ConvTranspose2d are ops too: a module made
 // from the case's args, its channels and kernel size read from the weight,
-// with the case's weight and bias as its parameters.
+// with the case's weight and bias as its parameters; the arg output_size
+// of a transposed one is its forward's.
 func init() {
 	bias := func(in []*torch.Tensor) *torch.Tensor {
 		if len(in) > 2 {
@@ -49,13 +50,13 @@ func init() {
 		cfg, cin, cout, k := convTransposeModuleArgs(in, a)
 		m := nn.NewConvTranspose2d(cin, cout, k, cfg)
 		m.Weight, m.Bias = in[1], bias(in)
-		return One(m.Forward(in[0]))
+		return One(m.ForwardWithOutputSize(in[0], intsArg(a, "output_size")))
 	})
 	Register("nn.ConvTranspose1d", func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		cfg, cin, cout, k := convTransposeModuleArgs(in, a)
 		m := nn.NewConvTranspose1d(cin, cout, k, cfg)
 		m.Weight, m.Bias = in[1], bias(in)
-		return One(m.Forward(in[0]))
+		return One(m.ForwardWithOutputSize(in[0], intsArg(a, "output_size")))
 	})
 	Register("conv2d_weight", func(in []*torch.Tensor, a Args) []*torch.Tensor {
 		return One(torch.Conv2dWeightGrad(in[0], a.Ints("weight_size"), in[1], convOptions(a)))
@@ -95,15 +96,13 @@ func convTransposeOptions(a Args) torch.ConvTransposeOptions {
 }
 
 // convModuleArgs are the settings of an nn.Conv1d or nn.Conv2d case: its
-// config (padding='same'/'valid' or padding_mode in PaddingMode), in and
-// out channels and kernel size from the weight [out, in/groups, k...].
+// config (padding='same'/'valid' in PaddingString, padding_mode in
+// PaddingMode), in and out channels and kernel size from the weight [out,
+// in/groups, k...].
 func convModuleArgs(in []*torch.Tensor, a Args) (cfg nn.ConvConfig, cin, cout int, k []int) {
 	o := convOptions(a)
-	cfg = nn.ConvConfig{Stride: o.Stride, Padding: o.Padding, PaddingMode: o.PaddingMode, Dilation: o.Dilation, Groups: o.Groups,
-		NoBias: len(in) < 3}
-	if m := a.S("padding_mode"); m != "" && m != "zeros" {
-		cfg.PaddingMode = m // with padding 'valid': no padding
-	}
+	cfg = nn.ConvConfig{Stride: o.Stride, Padding: o.Padding, PaddingString: o.PaddingMode, PaddingMode: a.S("padding_mode"),
+		Dilation: o.Dilation, Groups: o.Groups, NoBias: len(in) < 3}
 	w := in[1].Shape()
 	return cfg, w[1] * max(o.Groups, 1), w[0], w[2:]
 }

@@ -4,6 +4,7 @@ package golden
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +19,40 @@ type Tensor struct {
 	Shape []int     `json:"shape"`
 	DType string    `json:"dtype"`
 	Data  []float64 `json:"data"`
+}
+
+// UnmarshalJSON reads a tensor whose values are numbers or the strings
+// the scripts write for the specials: "nan", "inf", "-inf", "-0".
+func (g *Tensor) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Shape []int  `json:"shape"`
+		DType string `json:"dtype"`
+		Data  []any  `json:"data"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	g.Shape, g.DType, g.Data = raw.Shape, raw.DType, make([]float64, len(raw.Data))
+	for i, v := range raw.Data {
+		switch x := v.(type) {
+		case float64:
+			g.Data[i] = x
+		case bool:
+			if x {
+				g.Data[i] = 1
+			}
+		case string:
+			special := map[string]float64{"nan": math.NaN(), "inf": math.Inf(1), "-inf": math.Inf(-1), "-0": math.Copysign(0, -1)}
+			f, ok := special[x]
+			if !ok {
+				return fmt.Errorf("golden: value %q", x)
+			}
+			g.Data[i] = f
+		default:
+			return fmt.Errorf("golden: value %v", v)
+		}
+	}
+	return nil
 }
 
 // Tensor makes the tensor (float64, float32, int64 or bool as written).

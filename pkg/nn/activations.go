@@ -39,6 +39,8 @@ func (f *Func) ExtraRepr() string {
 // String prints the module as PyTorch does: "LeakyReLU(negative_slope=0.2)".
 func (f *Func) String() string { return Repr(f) }
 
+func (f *Func) pyName() string { return f.Name }
+
 func fn(name, extra string, f func(*torch.Tensor) *torch.Tensor) *Func {
 	return &Func{Name: name, Extra: extra, F: f}
 }

@@ -41,12 +41,12 @@ type InstanceNorm1d BatchNorm1d
 // as torch.nn.InstanceNorm2d.
 type InstanceNorm2d BatchNorm1d
 
-// newNorm makes the state of a batch or instance norm of n channels: eps
+// newNorm makes a new state of a batch or instance norm of n channels: eps
 // 1e-5, momentum 0.1, a weight of ones and a bias of zeros when affine,
 // running stats 0 and 1 when tracked.
-func newNorm(n int, affine, track bool, opts []torch.Option) BatchNorm1d {
+func newNorm(n int, affine, track bool, opts []torch.Option) *BatchNorm1d {
 	m := 0.1
-	b := BatchNorm1d{NumFeatures: n, Eps: 1e-5, Momentum: &m}
+	b := &BatchNorm1d{NumFeatures: n, Eps: 1e-5, Momentum: &m}
 	if affine {
 		b.Weight = Parameter(torch.Ones([]int{n}, opts...))
 		b.Bias = Parameter(torch.Zeros([]int{n}, opts...))
@@ -62,29 +62,25 @@ func newNorm(n int, affine, track bool, opts []torch.Option) BatchNorm1d {
 // NewBatchNorm1d is torch.nn.BatchNorm1d(n, affine=affine,
 // track_running_stats=track); PyTorch's defaults are true and true.
 func NewBatchNorm1d(n int, affine, track bool, opts ...torch.Option) *BatchNorm1d {
-	b := newNorm(n, affine, track, opts)
-	return &b
+	return newNorm(n, affine, track, opts)
 }
 
 // NewBatchNorm2d is torch.nn.BatchNorm2d(n, affine=affine,
 // track_running_stats=track); PyTorch's defaults are true and true.
 func NewBatchNorm2d(n int, affine, track bool, opts ...torch.Option) *BatchNorm2d {
-	b := BatchNorm2d(newNorm(n, affine, track, opts))
-	return &b
+	return (*BatchNorm2d)(newNorm(n, affine, track, opts))
 }
 
 // NewInstanceNorm1d is torch.nn.InstanceNorm1d(n, affine=affine,
 // track_running_stats=track); PyTorch's defaults are false and false.
 func NewInstanceNorm1d(n int, affine, track bool, opts ...torch.Option) *InstanceNorm1d {
-	b := InstanceNorm1d(newNorm(n, affine, track, opts))
-	return &b
+	return (*InstanceNorm1d)(newNorm(n, affine, track, opts))
 }
 
 // NewInstanceNorm2d is torch.nn.InstanceNorm2d(n, affine=affine,
 // track_running_stats=track); PyTorch's defaults are false and false.
 func NewInstanceNorm2d(n int, affine, track bool, opts ...torch.Option) *InstanceNorm2d {
-	b := InstanceNorm2d(newNorm(n, affine, track, opts))
-	return &b
+	return (*InstanceNorm2d)(newNorm(n, affine, track, opts))
 }
 
 // Forward normalises x ([N, C] or [N, C, L]).
@@ -340,8 +336,17 @@ func instanceNorm(op string, x, rm, rv, w, b *torch.Tensor, useInput bool, momen
 		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x}, "expected an input of at least 3 dims, got %dD input", len(shape)))
 	}
 	c := shape[1]
-	if err := channelParams(op, x, c, []string{"running_mean", "running_var", "weight", "bias"}, rm, rv, w, b); err != nil {
-		return torch.Failed(err)
+	// PyTorch checks them repeated over the batch, as its batch norm of the
+	// input seen as [1, N*C, ...] sees them.
+	for i, t := range []*torch.Tensor{rm, rv, w, b} {
+		if t != nil && t.Numel() != c && shape[0] > 0 {
+			return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x, t}, "%s should contain %d elements not %d",
+				[]string{"running_mean", "running_var", "weight", "bias"}[i], c*shape[0], t.Numel()*shape[0]))
+		}
+	}
+	if !x.IsFloatingPoint() {
+		return torch.Failed(torch.NewError(op, torch.ErrDType, []*torch.Tensor{x}, "\"batch_norm\" not implemented for '%s'",
+			scalarTypeName(x.DType())))
 	}
 	bshape := channelShape(c, len(shape))
 	if !useInput {
@@ -363,7 +368,9 @@ func instanceNorm(op string, x, rm, rv, w, b *torch.Tensor, useInput bool, momen
 	}
 	mean := x.MeanKeepDim(dims...)
 	v := x.VarCorrection(0, true, dims...)
-	if rm != nil || rv != nil {
+	// An empty batch makes the running stats NaN (PyTorch's mean over no
+	// sample); empty planes leave them as they are, as PyTorch's.
+	if (rm != nil || rv != nil) && n > 0 {
 		flat := []int{shape[0], c}
 		updateRunning(rm, rv, mean.Reshape(flat...).Mean(0), v.Reshape(flat...).Mean(0), float64(n), momentum)
 	}

@@ -16,8 +16,8 @@ type Sequential struct {
 // NewSequential chains layers.
 func NewSequential(layers ...Layer) *Sequential { return &Sequential{Layers: layers} }
 
-// Forward applies each layer to the output of the one before. A nil
-// layer is an error.
+// Forward applies each layer to the output of the one before, through
+// Call (so the layers' forward hooks run). A nil layer is an error.
 func (s *Sequential) Forward(x *torch.Tensor) *torch.Tensor {
 	if s == nil {
 		return nilModule("sequential", "Sequential", x)
@@ -26,7 +26,7 @@ func (s *Sequential) Forward(x *torch.Tensor) *torch.Tensor {
 		if isNil(m) {
 			return torch.Failed(torch.NewError("sequential", torch.ErrArgument, []*torch.Tensor{x}, "module %d is nil", i))
 		}
-		x = m.Forward(x)
+		x = Call(m, x)
 	}
 	return x
 }

@@ -13,22 +13,25 @@ import (
 // Padding, Dilation are 1, 0, 1 (one value for every dim), Groups 0 means
 // 1, NoBias drops the bias.
 //
-// PaddingMode holds either of PyTorch's two padding arguments that are
-// strings: "same" or "valid" replaces Padding (torch.nn.Conv2d's
-// padding='same'), and "reflect", "replicate" or "circular" is
-// torch.nn.Conv2d's padding_mode: the input is padded by Padding with
-// nn.Pad in that mode and then convolved without padding, as PyTorch does.
-// "" and "zeros" are zero padding (padding_mode='zeros'). One string
-// cannot say both, so padding='same' with a padding_mode other than
-// zeros has no form here. Other strings make a layer whose tensors carry
-// PyTorch's error.
+// PyTorch's padding is either sizes (Padding) or a string, "same" or
+// "valid" (PaddingString); its padding_mode is PaddingMode: "" or "zeros"
+// pad with zeros inside the convolution, "reflect", "replicate" or
+// "circular" pad the input with nn.Pad in that mode first and then
+// convolve it without padding, as PyTorch does. With zero padding the
+// string may stand in PaddingMode instead ({PaddingMode: "same"} is
+// {PaddingString: "same"}). "same" pads by dilation*(kernel-1) in all,
+// half before and the rest (one more for an odd total) after, as
+// PyTorch's _reversed_padding_repeated_twice; it needs a stride of 1.
+// Other strings, or sizes and a string both, make a layer whose tensors
+// and outputs carry the error PyTorch's constructor raises.
 type ConvConfig struct {
-	Stride      []int
-	Padding     []int
-	PaddingMode string
-	Dilation    []int
-	Groups      int
-	NoBias      bool
+	Stride        []int
+	Padding       []int
+	PaddingString string
+	PaddingMode   string
+	Dilation      []int
+	Groups        int
+	NoBias        bool
 }
 
 // Conv2d is torch.nn.Conv2d.
@@ -54,6 +57,9 @@ type convCore struct {
 	nd     int
 	kernel []int
 	cfg    ConvConfig
+	padStr string // "same", "valid", or "" for the sizes in cfg.Padding
+	mode   string // "zeros", "reflect", "replicate" or "circular"
+	err    error  // an invalid configuration, which Forward reports
 }
 
 // NewConv2d makes a Conv2d layer from in to out channels with a kernel of
@@ -73,16 +79,45 @@ func NewConv1d(in, out int, kernel []int, cfg ConvConfig, opts ...torch.Option) 
 
 func newConv(nd, in, out int, kernel []int, cfg ConvConfig, opts []torch.Option) *Conv2d {
 	name := fmt.Sprintf("Conv%dd", nd)
-	var err error
-	switch cfg.PaddingMode {
-	case "", "zeros", "same", "valid", "reflect", "replicate", "circular":
-	default:
-		err = fmt.Errorf("nn.%s: padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'} "+
-			"(or padding 'same', 'valid'), but got padding_mode='%s'", name, cfg.PaddingMode)
-	}
+	padStr, mode, err := paddingArgs(name, cfg)
 	w, b, k := convTensors(name, nd, in, out, kernel, cfg.Groups, false, cfg.NoBias, err, opts)
 	cfg.Stride, cfg.Padding, cfg.Dilation = slices.Clone(cfg.Stride), slices.Clone(cfg.Padding), slices.Clone(cfg.Dilation)
-	return &Conv2d{Weight: w, Bias: b, convCore: convCore{nd: nd, kernel: k, cfg: cfg}}
+	if err == nil {
+		err = w.Err()
+	}
+	return &Conv2d{Weight: w, Bias: b, convCore: convCore{nd: nd, kernel: k, cfg: cfg, padStr: padStr, mode: mode, err: err}}
+}
+
+// paddingArgs reads PyTorch's padding string ("same", "valid" or "" for
+// sizes) and padding mode from cfg, or the error PyTorch's constructor
+// raises.
+func paddingArgs(name string, cfg ConvConfig) (padStr, mode string, err error) {
+	switch mode = cfg.PaddingMode; mode {
+	case "", "zeros":
+		mode = "zeros"
+	case "same", "valid":
+		padStr, mode = mode, "zeros"
+	case "reflect", "replicate", "circular":
+	default:
+		return "", "", fmt.Errorf("nn.%s: padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'} "+
+			"(or padding 'same', 'valid'), but got padding_mode='%s'", name, cfg.PaddingMode)
+	}
+	switch s := cfg.PaddingString; {
+	case s == "":
+	case s != "same" && s != "valid":
+		return "", "", fmt.Errorf("nn.%s: Invalid padding string '%s', should be one of {'valid', 'same'}", name, s)
+	case padStr != "" && padStr != s:
+		return "", "", fmt.Errorf("nn.%s: padding is both '%s' (PaddingMode) and '%s' (PaddingString)", name, padStr, s)
+	default:
+		padStr = s
+	}
+	if padStr != "" && len(cfg.Padding) > 0 {
+		return "", "", fmt.Errorf("nn.%s: padding is both %s and '%s'", name, pyTuple(cfg.Padding), padStr)
+	}
+	if padStr == "same" && slices.ContainsFunc(cfg.Stride, func(s int) bool { return s != 1 }) {
+		return "", "", fmt.Errorf("nn.%s: padding='same' is not supported for strided convolutions", name)
+	}
+	return padStr, mode, nil
 }
 
 // convTensors makes a convolution module's weight and bias as PyTorch's
@@ -148,44 +183,56 @@ func convTensors(name string, nd, in, out int, kernel []int, groups int, transpo
 	return w, b, k
 }
 
-// padMode is the mode nn.Pad pads the input in before a convolution
-// without padding, "" for zero padding done by the convolution.
-func (c *convCore) padMode() string {
-	switch c.cfg.PaddingMode {
-	case "reflect", "replicate", "circular":
-		return c.cfg.PaddingMode
-	}
-	return ""
-}
-
 func (c *convCore) options() torch.ConvOptions {
-	o := torch.ConvOptions{Stride: c.cfg.Stride, Padding: c.cfg.Padding, PaddingMode: c.cfg.PaddingMode,
+	o := torch.ConvOptions{Stride: c.cfg.Stride, Padding: c.cfg.Padding, PaddingMode: c.padStr,
 		Dilation: c.cfg.Dilation, Groups: c.cfg.Groups}
-	switch c.cfg.PaddingMode {
-	case "zeros":
-		o.PaddingMode = ""
-	case "reflect", "replicate", "circular":
+	if c.padsInput() { // the input is padded already
 		o.Padding, o.PaddingMode = nil, ""
 	}
 	return o
 }
 
+// padsInput reports whether the input is padded by nn.Pad before the
+// convolution: a padding mode other than zeros ("" for a module not made
+// by its constructor).
+func (c *convCore) padsInput() bool { return c.mode != "zeros" && c.mode != "" }
+
 // forward is conv (torch.Conv1d or Conv2d) of x, after PyTorch's F.pad
-// for a padding mode other than zeros: by
-// _reversed_padding_repeated_twice, the last dim's (left, right) first.
+// for a padding mode other than zeros.
 func (c *convCore) forward(conv func(x, w, b *torch.Tensor, o torch.ConvOptions) *torch.Tensor, x, w, b *torch.Tensor) *torch.Tensor {
-	if mode := c.padMode(); mode != "" {
-		if err := inputErr(fmt.Sprintf("conv%dd", c.nd), x, w); err != nil {
+	if err := inputErr(fmt.Sprintf("conv%dd", c.nd), x); err != nil {
+		return torch.Failed(err)
+	}
+	if c.err != nil {
+		return torch.Failed(c.err)
+	}
+	if c.padsInput() {
+		if err := inputErr(fmt.Sprintf("conv%dd", c.nd), w); err != nil {
 			return torch.Failed(err)
 		}
-		p := c.expand(c.cfg.Padding, 0)
-		pad := make([]int, 0, 2*c.nd)
-		for i := c.nd - 1; i >= 0; i-- {
-			pad = append(pad, p[i], p[i])
-		}
-		x = Pad(x, pad, mode, 0)
+		x = Pad(x, c.reversedPadding(), c.mode, 0)
 	}
 	return conv(x, w, b, c.options())
+}
+
+// reversedPadding is PyTorch's _reversed_padding_repeated_twice: the
+// (before, after) padding of each dim, the last dim first, as F.pad takes
+// it. For "same" a dim pads dilation*(kernel-1) in all, the odd one after.
+func (c *convCore) reversedPadding() []int {
+	p, d := c.expand(c.cfg.Padding, 0), c.expand(c.cfg.Dilation, 1)
+	pad := make([]int, 0, 2*c.nd)
+	for i := c.nd - 1; i >= 0; i-- {
+		switch c.padStr {
+		case "same":
+			total := d[i] * (c.kernel[i] - 1)
+			pad = append(pad, total/2, total-total/2)
+		case "valid":
+			pad = append(pad, 0, 0)
+		default:
+			pad = append(pad, p[i], p[i])
+		}
+	}
+	return pad
 }
 
 // expand is a size argument with one value per dim (def for none).
@@ -256,13 +303,10 @@ func (c *convCore) reprArgs(in, out int, outPad []int, bias bool) string {
 		return true
 	}
 	s := fmt.Sprintf("%d, %d, kernel_size=%s, stride=%s", in, out, pyTuple(c.kernel), pyTuple(c.expand(c.cfg.Stride, 1)))
-	switch c.cfg.PaddingMode {
-	case "same", "valid":
-		s += ", padding=" + c.cfg.PaddingMode
-	default:
-		if p := c.expand(c.cfg.Padding, 0); !allEq(p, 0) {
-			s += ", padding=" + pyTuple(p)
-		}
+	if c.padStr != "" {
+		s += ", padding=" + c.padStr
+	} else if p := c.expand(c.cfg.Padding, 0); !allEq(p, 0) {
+		s += ", padding=" + pyTuple(p)
 	}
 	if d := c.expand(c.cfg.Dilation, 1); !allEq(d, 1) {
 		s += ", dilation=" + pyTuple(d)
@@ -276,8 +320,8 @@ func (c *convCore) reprArgs(in, out int, outPad []int, bias bool) string {
 	if !bias {
 		s += ", bias=False"
 	}
-	if mode := c.padMode(); mode != "" {
-		s += ", padding_mode=" + mode
+	if c.padsInput() {
+		s += ", padding_mode=" + c.mode
 	}
 	return s
 }
@@ -287,121 +331,3 @@ func (c *Conv2d) String() string { return Repr(c) }
 
 // String prints the module as PyTorch does.
 func (c *Conv1d) String() string { return Repr(c) }
-
-// ConvTransposeConfig are a transposed convolution module's settings
-// after its channels and kernel size, as torch.nn.ConvTranspose2d's
-// keyword arguments: nil Stride, Padding, OutputPadding, Dilation are 1,
-// 0, 0, 1 (one value for every dim, or one per dim), Groups 0 means 1,
-// NoBias drops the bias. PyTorch allows only zero padding
-// (padding_mode='zeros') here, so there is no PaddingMode.
-type ConvTransposeConfig struct {
-	Stride        []int
-	Padding       []int
-	OutputPadding []int
-	Dilation      []int
-	Groups        int
-	NoBias        bool
-}
-
-// ConvTranspose2d is torch.nn.ConvTranspose2d: torch.ConvTranspose2d
-// with the module's weight and bias.
-type ConvTranspose2d struct {
-	Base
-	Weight *torch.Tensor // [in, out/groups, kH, kW]
-	Bias   *torch.Tensor // [out]; nil for none
-
-	transposeCore
-}
-
-// ConvTranspose1d is torch.nn.ConvTranspose1d.
-type ConvTranspose1d struct {
-	Base
-	Weight *torch.Tensor // [in, out/groups, k]
-	Bias   *torch.Tensor // [out]; nil for none
-
-	transposeCore
-}
-
-// transposeCore is a transposed convolution module's configuration.
-type transposeCore struct {
-	convCore
-	outPad []int
-}
-
-// NewConvTranspose2d makes a ConvTranspose2d layer from in to out
-// channels with a kernel of kernel (one size for both dims, or two),
-// initialised as PyTorch's (Kaiming-uniform weights, a = sqrt(5), and a
-// bias uniform in ±1/sqrt(fan_in), fan_in = out/groups*kH*kW) from the
-// generator of opts. An invalid configuration gives a layer whose tensors
-// carry the error.
-func NewConvTranspose2d(in, out int, kernel []int, cfg ConvTransposeConfig, opts ...torch.Option) *ConvTranspose2d {
-	w, b, core := newConvTranspose(2, in, out, kernel, cfg, opts)
-	return &ConvTranspose2d{Weight: w, Bias: b, transposeCore: core}
-}
-
-// NewConvTranspose1d makes a ConvTranspose1d layer (kernel: one size).
-func NewConvTranspose1d(in, out int, kernel []int, cfg ConvTransposeConfig, opts ...torch.Option) *ConvTranspose1d {
-	w, b, core := newConvTranspose(1, in, out, kernel, cfg, opts)
-	return &ConvTranspose1d{Weight: w, Bias: b, transposeCore: core}
-}
-
-func newConvTranspose(nd, in, out int, kernel []int, cfg ConvTransposeConfig, opts []torch.Option) (w, b *torch.Tensor, core transposeCore) {
-	name := fmt.Sprintf("ConvTranspose%dd", nd)
-	w, b, k := convTensors(name, nd, in, out, kernel, cfg.Groups, true, cfg.NoBias, nil, opts)
-	core.convCore = convCore{nd: nd, kernel: k, cfg: ConvConfig{Stride: slices.Clone(cfg.Stride), Padding: slices.Clone(cfg.Padding),
-		Dilation: slices.Clone(cfg.Dilation), Groups: cfg.Groups, NoBias: cfg.NoBias}}
-	core.outPad = slices.Clone(cfg.OutputPadding)
-	return w, b, core
-}
-
-func (c *transposeCore) options() torch.ConvTransposeOptions {
-	return torch.ConvTransposeOptions{Stride: c.cfg.Stride, Padding: c.cfg.Padding, OutputPadding: c.outPad,
-		Dilation: c.cfg.Dilation, Groups: c.cfg.Groups}
-}
-
-// Forward applies the layer to x ([N, Cin, H, W] or [Cin, H, W]).
-func (c *ConvTranspose2d) Forward(x *torch.Tensor) *torch.Tensor {
-	if c == nil {
-		return nilModule("conv_transpose2d", "ConvTranspose2d", x)
-	}
-	return torch.ConvTranspose2d(x, c.Weight, c.Bias, c.options())
-}
-
-// Forward applies the layer to x ([N, Cin, L] or [Cin, L]).
-func (c *ConvTranspose1d) Forward(x *torch.Tensor) *torch.Tensor {
-	if c == nil {
-		return nilModule("conv_transpose1d", "ConvTranspose1d", x)
-	}
-	return torch.ConvTranspose1d(x, c.Weight, c.Bias, c.options())
-}
-
-// ExtraRepr is PyTorch's: "4, 6, kernel_size=(3, 3), stride=(2, 2),
-// padding=(1, 1), output_padding=(1, 1)".
-func (c *ConvTranspose2d) ExtraRepr() string {
-	if c == nil {
-		return ""
-	}
-	return c.extraRepr(c.Weight, c.Bias != nil)
-}
-
-// ExtraRepr is PyTorch's: "4, 6, kernel_size=(3,), stride=(1,)".
-func (c *ConvTranspose1d) ExtraRepr() string {
-	if c == nil {
-		return ""
-	}
-	return c.extraRepr(c.Weight, c.Bias != nil)
-}
-
-func (c *transposeCore) extraRepr(weight *torch.Tensor, bias bool) string {
-	in, out := 0, 0
-	if s := weight.Shape(); len(s) == c.nd+2 {
-		in, out = s[0], s[1]*max(c.cfg.Groups, 1)
-	}
-	return c.reprArgs(in, out, c.expand(c.outPad, 0), bias)
-}
-
-// String prints the module as PyTorch does.
-func (c *ConvTranspose2d) String() string { return Repr(c) }
-
-// String prints the module as PyTorch does.
-func (c *ConvTranspose1d) String() string { return Repr(c) }

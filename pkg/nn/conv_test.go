@@ -1,6 +1,7 @@
 package nn_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mindtorch/mindtorch/pkg/nn"
@@ -139,4 +140,34 @@ func slicesEqual(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestConvPaddingConfigErrors checks the configurations PyTorch's
+// constructor refuses: the layer's tensors and its Forward carry the
+// error, even when the weight is replaced.
+func TestConvPaddingConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		cfg  nn.ConvConfig
+		want string
+	}{
+		{nn.ConvConfig{PaddingString: "full"}, "Invalid padding string 'full', should be one of {'valid', 'same'}"},
+		{nn.ConvConfig{PaddingString: "same", PaddingMode: "valid"}, "padding is both 'valid' (PaddingMode) and 'same' (PaddingString)"},
+		{nn.ConvConfig{PaddingString: "same", Padding: []int{1}}, "padding is both (1,) and 'same'"},
+		{nn.ConvConfig{PaddingString: "same", PaddingMode: "circular", Stride: []int{1, 2}}, "padding='same' is not supported for strided convolutions"},
+		{nn.ConvConfig{PaddingMode: "same", Stride: []int{2}}, "padding='same' is not supported for strided convolutions"},
+	} {
+		m := nn.NewConv2d(2, 2, []int{3}, c.cfg)
+		if err := m.Weight.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: weight error %v, want %s", c.cfg, err, c.want)
+		}
+		m.Weight, m.Bias = torch.Ones([]int{2, 2, 3, 3}), nil
+		if err := m.Forward(torch.Ones([]int{1, 2, 5, 5})).Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: forward error %v, want %s", c.cfg, err, c.want)
+		}
+	}
+	// A padding string equal in both fields is one setting.
+	m := nn.NewConv1d(2, 2, []int{4}, nn.ConvConfig{PaddingString: "same", PaddingMode: "same"})
+	if y := m.Forward(torch.Ones([]int{1, 2, 7})); y.Err() != nil || !slicesEqual(y.Shape(), []int{1, 2, 7}) {
+		t.Errorf("same twice: %v %v", y.Shape(), y.Err())
+	}
 }

@@ -18,4 +18,11 @@
 //
 // Layers are initialised exactly as PyTorch initialises them, from the same
 // random generator, so a seeded model starts with PyTorch's weights.
+//
+// Sequential, ModuleList and ModuleDict hold modules, ParameterList and
+// ParameterDict parameters, named by position or key as in PyTorch. Call(m,
+// x) is PyTorch's module(x): it runs m's forward pre-hooks, m.Forward and
+// its forward hooks (RegisterForwardPreHook, RegisterForwardHook);
+// Sequential calls its layers through it, while m.Forward(x), as PyTorch's
+// module.forward(x), runs no hook.
 package nn

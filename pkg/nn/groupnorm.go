@@ -23,14 +23,35 @@ type GroupNorm struct {
 
 // NewGroupNorm is torch.nn.GroupNorm(groups, channels, affine=affine);
 // PyTorch's default affine is true. channels must be divisible by groups,
-// which Forward checks.
+// else, as PyTorch's constructor refuses it, the weight and bias carry
+// the error and Forward reports it.
 func NewGroupNorm(groups, channels int, affine bool, opts ...torch.Option) *GroupNorm {
 	g := &GroupNorm{NumGroups: groups, NumChannels: channels, Eps: 1e-5}
 	if affine && channels >= 0 {
+		if err := g.configErr(nil); err != nil {
+			g.Weight, g.Bias = torch.Failed(err), torch.Failed(err)
+			return g
+		}
 		g.Weight = Parameter(torch.Ones([]int{channels}, opts...))
 		g.Bias = Parameter(torch.Zeros([]int{channels}, opts...))
 	}
 	return g
+}
+
+// configErr is the error of PyTorch's constructor for the module's
+// groups and channels (Python's for a modulo by zero).
+func (g *GroupNorm) configErr(x *torch.Tensor) error {
+	ts := []*torch.Tensor{x}
+	if x == nil {
+		ts = nil
+	}
+	switch {
+	case g.NumGroups == 0:
+		return torch.NewError("GroupNorm", torch.ErrArgument, ts, "integer modulo by zero")
+	case g.NumChannels%g.NumGroups != 0:
+		return torch.NewError("GroupNorm", torch.ErrArgument, ts, "num_channels must be divisible by num_groups")
+	}
+	return nil
 }
 
 // Forward normalises x ([N, C, ...]).
@@ -38,8 +59,11 @@ func (g *GroupNorm) Forward(x *torch.Tensor) *torch.Tensor {
 	if g == nil {
 		return nilModule("GroupNorm", "GroupNorm", x)
 	}
-	if g.NumGroups <= 0 || g.NumChannels%g.NumGroups != 0 {
-		return torch.Failed(torch.NewError("GroupNorm", torch.ErrArgument, []*torch.Tensor{x}, "num_channels must be divisible by num_groups"))
+	if err := inputErr("GroupNorm", x); err != nil {
+		return torch.Failed(err)
+	}
+	if err := g.configErr(x); err != nil {
+		return torch.Failed(err)
 	}
 	return groupNorm("GroupNorm", x, g.NumGroups, g.Weight, g.Bias, g.Eps)
 }
@@ -58,25 +82,46 @@ func groupNorm(op string, x *torch.Tensor, groups int, w, b *torch.Tensor, eps f
 	if err := optionalErr(w, b); err != nil {
 		return torch.Failed(err)
 	}
+	fail := func(kind error, ts []*torch.Tensor, format string, args ...any) *torch.Tensor {
+		return torch.Failed(torch.NewError(op, kind, ts, format, args...))
+	}
 	s := x.Shape()
 	if len(s) < 2 {
-		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x},
-			"Expected at least 2 dimensions for input tensor but received %d", len(s)))
+		return fail(torch.ErrShape, []*torch.Tensor{x}, "Expected at least 2 dimensions for input tensor but received %d", len(s))
 	}
-	c := s[1]
-	if groups <= 0 || c%groups != 0 {
-		return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x},
+	n, c := s[0], s[1]
+	spatial := 1
+	for _, d := range s[2:] {
+		spatial *= d
+	}
+	switch {
+	case groups == 0:
+		return fail(torch.ErrArgument, []*torch.Tensor{x}, "integer division or modulo by zero")
+	case n*c/groups*spatial == 1: // PyTorch's _verify_batch_size of [N*C//G, G, *spatial]
+		return fail(torch.ErrArgument, []*torch.Tensor{x}, "Expected more than 1 value per channel when training, got input size %s",
+			shapeList(append([]int{n * c / groups, groups}, s[2:]...)))
+	case groups < 0:
+		return fail(torch.ErrArgument, []*torch.Tensor{x}, "Expected num groups to be greater than 0, got %d", groups)
+	case c%groups != 0:
+		return fail(torch.ErrShape, []*torch.Tensor{x},
 			"Expected number of channels in input to be divisible by num_groups, but got input of shape %v and num_groups=%d",
-			shapeList(s), groups))
+			shapeList(s), groups)
 	}
 	for i, t := range []*torch.Tensor{w, b} {
 		if t != nil && (t.Dim() != 1 || t.Numel() != c) {
-			return torch.Failed(torch.NewError(op, torch.ErrShape, []*torch.Tensor{x, t},
+			name, shown := []string{"weight", "bias"}[i], t
+			if w != nil { // PyTorch prints the weight's shape for the bias too (1.13 and 2.x)
+				shown = w
+			}
+			return fail(torch.ErrShape, []*torch.Tensor{x, t},
 				"Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %v and input of shape %v",
-				[]string{"weight", "bias"}[i], []string{"weight", "bias"}[i], shapeList(t.Shape()), shapeList(s)))
+				name, name, shapeList(shown.Shape()), shapeList(s))
 		}
 	}
-	g := x.Reshape(s[0], groups, -1)
+	if !x.IsFloatingPoint() {
+		return fail(torch.ErrDType, []*torch.Tensor{x}, "\"GroupNormKernelImpl\" not implemented for '%s'", scalarTypeName(x.DType()))
+	}
+	g := x.Reshape(n, groups, c/groups*spatial) // sizes given: an empty input has no -1
 	mean := g.MeanKeepDim(2)
 	v := g.VarCorrection(0, true, 2)
 	y := g.Sub(mean).Mul(v.AddScalar(eps).Rsqrt()).Reshape(s...)

@@ -47,29 +47,42 @@ func goldenLayers() map[string]nn.Layer {
 	maxNorm, maxNorm2 := 1.0, 2.0
 	bagMax := nn.NewEmbeddingBag(4, 2, "max")
 	bagMax.MaxNorm = &maxNorm2
+	gnEps := nn.NewGroupNorm(3, 6, true)
+	gnEps.Eps = 1e-3
+	inStats := nn.NewInstanceNorm2d(3, false, true)
+	m3 := 0.3
+	inStats.Eps, inStats.Momentum = 1e-3, &m3
 	return map[string]nn.Layer{
-		"BatchNorm1d":              nn.NewBatchNorm1d(3, true, true),
-		"BatchNorm1d_3d":           bn3d,
-		"BatchNorm1d_cumulative":   cumulative,
-		"BatchNorm1d_no_affine":    nn.NewBatchNorm1d(3, false, true),
-		"BatchNorm1d_no_stats":     nn.NewBatchNorm1d(3, true, false),
-		"BatchNorm2d":              nn.NewBatchNorm2d(2, true, true),
-		"InstanceNorm1d":           nn.NewInstanceNorm1d(3, false, false),
-		"InstanceNorm1d_unbatched": nn.NewInstanceNorm1d(3, true, true),
-		"InstanceNorm2d":           nn.NewInstanceNorm2d(2, true, true),
-		"GroupNorm":                nn.NewGroupNorm(2, 4, true),
-		"GroupNorm_no_affine":      nn.NewGroupNorm(4, 4, false),
-		"PReLU":                    nn.NewPReLU(1),
-		"PReLU_3":                  nn.NewPReLU(3),
-		"GLU":                      nn.GLU(-1),
-		"Upsample":                 nn.NewUpsample(nil, []float64{2}, "nearest", false),
-		"Upsample_bilinear":        nn.NewUpsample([]int{4, 5}, nil, "bilinear", true),
-		"Upsample_size":            nn.NewUpsample([]int{4}, nil, "nearest", false),
-		"Upsample_tuple":           nn.NewUpsample(nil, []float64{2, 3}, "nearest", false),
-		"Embedding":                nn.NewEmbedding(4, 2),
-		"Embedding_options":        nn.NewEmbeddingWith(4, 2, nn.EmbeddingOptions{PaddingIdx: &pad, MaxNorm: &maxNorm, NormType: 3}),
-		"EmbeddingBag":             nn.NewEmbeddingBag(4, 2, "mean"),
-		"EmbeddingBag_max":         bagMax,
+		"GroupNorm_eps":              gnEps,
+		"GroupNorm_one_group":        nn.NewGroupNorm(1, 4, true),
+		"GroupNorm_empty":            nn.NewGroupNorm(2, 4, true),
+		"InstanceNorm2d_default":     nn.NewInstanceNorm2d(3, false, false),
+		"InstanceNorm2d_affine":      nn.NewInstanceNorm2d(3, true, false),
+		"InstanceNorm2d_stats":       inStats,
+		"InstanceNorm2d_unbatched":   nn.NewInstanceNorm2d(2, true, true),
+		"InstanceNorm2d_empty_batch": nn.NewInstanceNorm2d(3, false, true),
+		"BatchNorm1d":                nn.NewBatchNorm1d(3, true, true),
+		"BatchNorm1d_3d":             bn3d,
+		"BatchNorm1d_cumulative":     cumulative,
+		"BatchNorm1d_no_affine":      nn.NewBatchNorm1d(3, false, true),
+		"BatchNorm1d_no_stats":       nn.NewBatchNorm1d(3, true, false),
+		"BatchNorm2d":                nn.NewBatchNorm2d(2, true, true),
+		"InstanceNorm1d":             nn.NewInstanceNorm1d(3, false, false),
+		"InstanceNorm1d_unbatched":   nn.NewInstanceNorm1d(3, true, true),
+		"InstanceNorm2d":             nn.NewInstanceNorm2d(2, true, true),
+		"GroupNorm":                  nn.NewGroupNorm(2, 4, true),
+		"GroupNorm_no_affine":        nn.NewGroupNorm(4, 4, false),
+		"PReLU":                      nn.NewPReLU(1),
+		"PReLU_3":                    nn.NewPReLU(3),
+		"GLU":                        nn.GLU(-1),
+		"Upsample":                   nn.NewUpsample(nil, []float64{2}, "nearest", false),
+		"Upsample_bilinear":          nn.NewUpsample([]int{4, 5}, nil, "bilinear", true),
+		"Upsample_size":              nn.NewUpsample([]int{4}, nil, "nearest", false),
+		"Upsample_tuple":             nn.NewUpsample(nil, []float64{2, 3}, "nearest", false),
+		"Embedding":                  nn.NewEmbedding(4, 2),
+		"Embedding_options":          nn.NewEmbeddingWith(4, 2, nn.EmbeddingOptions{PaddingIdx: &pad, MaxNorm: &maxNorm, NormType: 3}),
+		"EmbeddingBag":               nn.NewEmbeddingBag(4, 2, "mean"),
+		"EmbeddingBag_max":           bagMax,
 	}
 }
 

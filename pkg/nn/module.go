@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/mindtorch/mindtorch/pkg/torch"
@@ -53,8 +54,9 @@ type Layer interface {
 //
 // Fields are read by reflection, once per type.
 type Base struct {
-	eval       bool    // the zero Base is in training mode
-	registered []entry // in registration order
+	eval       bool                  // the zero Base is in training mode
+	registered []entry               // in registration order
+	hooks      atomic.Pointer[hooks] // forward hooks (hooks.go), an immutable snapshot; nil for none
 }
 
 func (b *Base) base() *Base { return b }
@@ -780,11 +782,20 @@ func repr(m Module, onPath map[moduleKey]bool) string {
 	return s + ")"
 }
 
-// typeName is the name PyTorch prints for m: its Go type's, or a Func's
-// Name.
+// pyNamed is a module whose PyTorch name is not its Go type's name: a
+// Func (its Name), a MaxPoolWithIndices (MaxPool2d or MaxPool1d). An
+// empty pyName falls back to the Go type's.
+type pyNamed interface {
+	pyName() string
+}
+
+// typeName is the name PyTorch prints for m: its Go type's, or its
+// pyName.
 func typeName(m Module) string {
-	if f, ok := m.(*Func); ok && f != nil && f.Name != "" {
-		return f.Name
+	if n, ok := m.(pyNamed); ok && !isNil(m) {
+		if s := n.pyName(); s != "" {
+			return s
+		}
 	}
 	t := reflect.TypeOf(m)
 	for t != nil && t.Kind() == reflect.Pointer {

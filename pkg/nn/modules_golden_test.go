@@ -29,6 +29,10 @@ type modulesGolden struct {
 		Output      []float64 `json:"output"`
 		OutputShape []int     `json:"output_shape"`
 	} `json:"activations"`
+	Reprs []struct {
+		Name string `json:"name"`
+		Repr string `json:"repr"`
+	} `json:"reprs"`
 	Load []struct {
 		Name       string   `json:"name"`
 		Strict     bool     `json:"strict"`
@@ -109,6 +113,11 @@ func goldenModels(t *testing.T) map[string]nn.Module {
 	ln := nn.NewLayerNorm([]int{2, 3})
 	ln.Weight, ln.Bias = nil, nil
 	return map[string]nn.Module{
+		"with_params":             newWithParams(t),
+		"param_containers_nested": newNestedParamContainers(t),
+		"sequential_pool_indices": nn.NewSequential(nn.NewConv2d(1, 2, []int{3}, nn.ConvConfig{}),
+			nn.NewMaxPool2dWithIndices([]int{2}, torch.MaxPoolOptions{}),
+			nn.NewMaxPool1dWithIndices(3, torch.MaxPoolOptions{Stride: []int{2}})),
 		"seq_of_seq": nn.NewSequential(
 			nn.NewSequential(nn.NewLinear(4, 3), nn.ReLU()),
 			nn.NewSequential(nn.NewLinear(3, 2), nn.NewDropout(0.25)),

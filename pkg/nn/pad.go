@@ -53,8 +53,14 @@ func Pad(x *torch.Tensor, pad []int, mode string, value float64) *torch.Tensor {
 		switch mode {
 		case "reflect":
 			if l >= s || r >= s {
-				return fail(torch.ErrArgument, "Argument #4: Padding size should be less than the corresponding input dimension, but got: "+
-					"padding (%d, %d) at dimension %d of input %s", l, r, d, shapeList(shape))
+				// PyTorch's reflection_pad2d prints the input's rank, the
+				// other two its shape.
+				in := shapeList(shape)
+				if n == 2 {
+					in = fmt.Sprint(len(shape))
+				}
+				return fail(torch.ErrArgument, "Argument #%d: Padding size should be less than the corresponding input dimension, but got: "+
+					"padding (%d, %d) at dimension %d of input %s", 4+2*i, l, r, d, in)
 			}
 		case "replicate":
 			if s == 0 {

@@ -79,8 +79,8 @@ func AdaptiveMaxPool2d(outputSize ...int) *Func {
 // torch.MaxUnpool-style use); Forward returns the values only, so that it
 // can sit in a Sequential. It holds no parameters or buffers. Its String
 // is PyTorch's print of the module ("MaxPool2d(kernel_size=2, ...)";
-// PyTorch does not print return_indices); inside a container's print it
-// shows under its Go type name.
+// PyTorch does not print return_indices), inside a container's print
+// too.
 type MaxPoolWithIndices struct {
 	Base
 	nd     int // 1 or 2; 0: a MaxPoolWithIndices not made by its constructors
@@ -140,15 +140,17 @@ func (m *MaxPoolWithIndices) ExtraRepr() string {
 
 // String prints the module as PyTorch does: "MaxPool2d(kernel_size=2,
 // stride=2, padding=0, dilation=1, ceil_mode=False)".
-func (m *MaxPoolWithIndices) String() string {
-	if m == nil {
-		return "None"
+func (m *MaxPoolWithIndices) String() string { return Repr(m) }
+
+// pyName is PyTorch's class name, which a container prints too.
+func (m *MaxPoolWithIndices) pyName() string {
+	switch m.nd {
+	case 1:
+		return "MaxPool1d"
+	case 2:
+		return "MaxPool2d"
 	}
-	name := "MaxPool2d"
-	if m.nd == 1 {
-		name = "MaxPool1d"
-	}
-	return name + "(" + m.ExtraRepr() + ")"
+	return ""
 }
 
 func cloneMax(o torch.MaxPoolOptions) torch.MaxPoolOptions {

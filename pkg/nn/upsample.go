@@ -3,16 +3,20 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/mindtorch/mindtorch/internal/pyfmt"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// Interpolate is torch.nn.functional.interpolate for the modes "nearest"
-// (3-D to 5-D inputs), "linear" (3-D) and "bilinear" (4-D): x ([N, C,
-// ...]) resized to size, or by scaleFactor (one of them nil; one value
-// stands for every spatial dim). alignCorners is for the linear modes.
+// Interpolate is torch.nn.functional.interpolate: x ([N, C, ...]) resized
+// to size, or by scaleFactor (one of them nil; one value stands for every
+// spatial dim), in mode "nearest" (3-D to 5-D inputs), "linear" (3-D),
+// "bilinear" (4-D), "bicubic" (4-D, PyTorch's cubic convolution with
+// A = -0.75, edges replicated) or "area" (3-D to 5-D: adaptive average
+// pooling to the output size). alignCorners is for the linear modes and
+// bicubic.
 func Interpolate(x *torch.Tensor, size []int, scaleFactor []float64, mode string, alignCorners bool) *torch.Tensor {
 	return interpolate("interpolate", x, size, scaleFactor, mode, alignCorners)
 }
@@ -24,7 +28,7 @@ func interpolate(op string, x *torch.Tensor, size []int, sf []float64, mode stri
 	fail := func(kind error, format string, args ...any) *torch.Tensor {
 		return torch.Failed(torch.NewError(op, kind, []*torch.Tensor{x}, format, args...))
 	}
-	if align && mode != "linear" && mode != "bilinear" {
+	if align && mode != "linear" && mode != "bilinear" && mode != "bicubic" {
 		return fail(torch.ErrArgument, "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear")
 	}
 	shape := x.Shape()
@@ -45,7 +49,8 @@ func interpolate(op string, x *torch.Tensor, size []int, sf []float64, mode stri
 			"scale_factor in (s1, s2, ...,sK) format.", spatial, floatList(sf))
 	}
 	switch {
-	case mode == "nearest" && dims >= 1 && dims <= 3, mode == "linear" && dims == 1, mode == "bilinear" && dims == 2:
+	case (mode == "nearest" || mode == "area") && dims >= 1 && dims <= 3, mode == "linear" && dims == 1,
+		mode == "bilinear" && dims == 2, mode == "bicubic" && dims == 2:
 	case mode == "linear" && dims >= 1 && dims <= 3:
 		return fail(torch.ErrNotImplemented, "Got %dD input, but linear mode needs 3D input", len(shape))
 	case mode == "bilinear" && dims >= 1 && dims <= 3:
@@ -54,41 +59,85 @@ func interpolate(op string, x *torch.Tensor, size []int, sf []float64, mode stri
 		return fail(torch.ErrNotImplemented, "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "+
 			"nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)", len(shape), mode)
 	}
-	if !x.IsFloatingPoint() && mode != "nearest" {
-		return fail(torch.ErrDType, "\"upsample_%s\" not implemented for '%v'", mode, x.DType())
+	switch {
+	case mode == "area" && !x.IsFloatingPoint() && areaByMean(size, dims):
+		return fail(torch.ErrDType, "mean(): could not infer output dtype. Input dtype must be either a floating point or "+
+			"complex dtype. Got: %s", scalarTypeName(x.DType()))
+	case mode == "area" && !x.IsFloatingPoint():
+		return fail(torch.ErrDType, "\"adaptive_avg_pool2d\" not implemented for '%s'", scalarTypeName(x.DType()))
+	case mode == "bicubic" && (!x.IsFloatingPoint() || x.DType() == torch.Float16):
+		return fail(torch.ErrDType, "\"compute_indices_weights_cubic\" not implemented for '%s'", scalarTypeName(x.DType()))
+	case !x.IsFloatingPoint() && mode != "nearest":
+		return fail(torch.ErrDType, "\"upsample_%s\" not implemented for '%s'", mode, scalarTypeName(x.DType()))
+	}
+	outs, scales := make([]int, dims), make([]float64, dims) // scale 0: none given
+	for i := range dims {
+		if size != nil {
+			outs[i] = size[min(i, len(size)-1)]
+		} else {
+			scales[i] = sf[min(i, len(sf)-1)]
+			outs[i] = int(math.Floor(float64(shape[2+i]) * scales[i]))
+		}
+	}
+	if mode == "area" {
+		return areaResize(x, outs)
+	}
+	if slices.Contains(shape[2:], 0) || slices.ContainsFunc(outs, func(o int) bool { return o <= 0 }) {
+		names := []string{"D", "H", "W"}[3-dims:]
+		in, out := make([]string, dims), make([]string, dims)
+		for i := range dims {
+			in[i], out[i] = fmt.Sprintf("%s: %d", names[i], shape[2+i]), fmt.Sprintf("%s: %d", names[i], outs[i])
+		}
+		return fail(torch.ErrArgument, "Input and output sizes should be greater than 0, but got input (%s) output (%s)",
+			strings.Join(in, ", "), strings.Join(out, ", "))
 	}
 	single := x.DType() != torch.Float64
 	y := x
 	for i := range dims {
-		in, out := shape[2+i], 0
-		scale := 0.0 // 0: none given
-		if size != nil {
-			out = size[min(i, len(size)-1)]
-		} else {
-			scale = sf[min(i, len(sf)-1)]
-			out = int(math.Floor(float64(in) * scale))
-		}
-		if out <= 0 || in <= 0 {
-			return fail(torch.ErrArgument, "Input and output sizes should be greater than 0, but got input (%s) and output (%s)",
-				strings.Trim(spatial, "[]"), fmt.Sprint(out))
-		}
-		if mode == "nearest" {
-			y = y.IndexSelect(2+i, torch.FromSlice(nearestIndex(in, out, scale), torch.OnDevice(x.Device())))
+		in, out := shape[2+i], outs[i]
+		var idx [][]int64
+		var w [][]float64
+		switch mode {
+		case "nearest":
+			y = y.IndexSelect(2+i, torch.FromSlice(nearestIndex(in, out, scales[i]), torch.OnDevice(x.Device())))
 			continue
+		case "bicubic":
+			idx, w = cubicWeights(in, out, scales[i], align, single)
+		default:
+			idx, w = linearWeights(in, out, scales[i], align, single)
 		}
-		i0, i1, w0, w1 := linearWeights(in, out, scale, align, single)
-		wshape := make([]int, len(shape))
-		for k := range wshape {
-			wshape[k] = 1
-		}
-		wshape[2+i] = out
-		opts := []torch.Option{torch.WithDType(x.DType()), torch.OnDevice(x.Device()), torch.WithShape(wshape...)}
-		dev := torch.OnDevice(x.Device())
-		a := y.IndexSelect(2+i, torch.FromSlice(i0, dev)).Mul(torch.FromSlice(w0, opts...))
-		b := y.IndexSelect(2+i, torch.FromSlice(i1, dev)).Mul(torch.FromSlice(w1, opts...))
-		y = a.Add(b)
+		y = weightedTaps(y, 2+i, idx, w)
 	}
 	return y
+}
+
+// areaByMean reports whether PyTorch's area mode takes the shortcut of
+// adaptive_avg_pool2d to an output of 1x1 (a mean), whose dtype error
+// differs.
+func areaByMean(size []int, dims int) bool {
+	return dims <= 2 && len(size) > 0 && !slices.ContainsFunc(size, func(s int) bool { return s != 1 })
+}
+
+// weightedTaps is the sum over k of y's slices idx[k] along dim d, each
+// output position weighted by w[k].
+func weightedTaps(y *torch.Tensor, d int, idx [][]int64, w [][]float64) *torch.Tensor {
+	wshape := make([]int, y.Dim())
+	for k := range wshape {
+		wshape[k] = 1
+	}
+	wshape[d] = len(w[0])
+	dev := torch.OnDevice(y.Device())
+	opts := []torch.Option{torch.WithDType(y.DType()), dev, torch.WithShape(wshape...)}
+	var sum *torch.Tensor
+	for k := range idx {
+		term := y.IndexSelect(d, torch.FromSlice(idx[k], dev)).Mul(torch.FromSlice(w[k], opts...))
+		if sum == nil {
+			sum = term
+		} else {
+			sum = sum.Add(term)
+		}
+	}
+	return sum
 }
 
 // floatList prints floats as a Python list: [2.0, 3.0].
@@ -100,73 +149,12 @@ func floatList(v []float64) string {
 	return "[" + strings.Join(s, ", ") + "]"
 }
 
-// nearestIndex is PyTorch's nearest_idx for each output position, in
-// float32 as PyTorch's kernel computes it.
-func nearestIndex(in, out int, scale float64) []int64 {
-	idx := make([]int64, out)
-	s := float32(in) / float32(out)
-	if scale > 0 {
-		s = float32(1 / scale)
-	}
-	for j := range idx {
-		switch {
-		case out == in:
-			idx[j] = int64(j)
-		case out == 2*in:
-			idx[j] = int64(j >> 1)
-		default:
-			idx[j] = min(int64(math.Floor(float64(float32(j)*s))), int64(in-1))
-		}
-	}
-	return idx
-}
-
-// linearWeights are the two source positions and weights of each output
-// position of linear interpolation, as PyTorch's
-// compute_indices_weights_linear (in float32 when single).
-func linearWeights(in, out int, scale float64, align, single bool) (i0, i1 []int64, w0, w1 []float64) {
-	round := func(v float64) float64 {
-		if single {
-			return float64(float32(v))
-		}
-		return v
-	}
-	var s float64
-	switch {
-	case align && out > 1:
-		s = round(float64(in-1) / float64(out-1))
-	case align:
-		s = 0
-	case scale > 0:
-		s = round(1 / scale)
-	default:
-		s = round(float64(in) / float64(out))
-	}
-	for j := range out {
-		var src float64
-		if align {
-			src = round(s * float64(j))
-		} else {
-			src = max(round(round(s*round(float64(j)+0.5))-0.5), 0)
-		}
-		k := int64(src)
-		next := k
-		if k < int64(in-1) {
-			next = k + 1
-		}
-		l := round(src - float64(k))
-		i0, i1 = append(i0, k), append(i1, next)
-		w0, w1 = append(w0, round(1-l)), append(w1, l)
-	}
-	return i0, i1, w0, w1
-}
-
 // Upsample is the module of Interpolate, as torch.nn.Upsample.
 type Upsample struct {
 	Base
 	Size         []int     // nil when ScaleFactor is set
 	ScaleFactor  []float64 // nil when Size is set
-	Mode         string    // "nearest" (PyTorch's default), "linear" or "bilinear"
+	Mode         string    // "nearest" (PyTorch's default), "linear", "bilinear", "bicubic" or "area"
 	AlignCorners bool
 }
 

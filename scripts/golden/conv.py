@@ -59,7 +59,10 @@ MODULES = {
 
 def call_module(op, ts, args):
     """The module op with weight ts[1] and bias ts[2] (or none), its
-    channels and kernel size read from the weight."""
+    channels and kernel size read from the weight; the arg output_size
+    goes to its forward."""
+    args = dict(args)
+    kwargs = {"output_size": args.pop("output_size")} if "output_size" in args else {}
     w = ts[1]
     groups = args.get("groups", 1)
     if op.startswith("nn.ConvTranspose"):
@@ -70,7 +73,7 @@ def call_module(op, ts, args):
     params = {"weight": w}
     if len(ts) > 2:
         params["bias"] = ts[2]
-    return torch.nn.utils.stateless.functional_call(m, params, (ts[0],))
+    return torch.nn.utils.stateless.functional_call(m, params, (ts[0],), kwargs)
 
 
 def call(op, ts, args):
@@ -258,6 +261,46 @@ for xs, ws, args in [
 ]:
     conv_cases("nn.ConvTranspose1d", xs, ws, args, dtypes=("float32",))
     conv_cases("nn.ConvTranspose1d", xs, ws, args, bias=False, dtypes=())
+
+# padding='same' or 'valid' with each padding mode: "same" pads
+# dilation*(k-1) in all, the odd one after (even kernels)
+for mode in ("zeros", "reflect", "replicate", "circular"):
+    for xs, ws, args in [
+        ([2, 3, 5, 6], [4, 3, 3, 3], {}),
+        ([2, 3, 6, 7], [4, 3, 2, 4], {}),
+        ([1, 2, 7, 8], [3, 2, 3, 2], {"dilation": [2, 3]}),
+        ([2, 4, 6, 6], [4, 2, 4, 3], {"groups": 2, "dilation": [1, 2]}),
+    ]:
+        conv_cases("nn.Conv2d", xs, ws, dict(args, padding="same", padding_mode=mode), dtypes=("float32",))
+    conv_cases("nn.Conv2d", [2, 3, 5, 6], [4, 3, 2, 3], {"padding": "same", "padding_mode": mode}, bias=False, dtypes=())
+    conv_cases("nn.Conv2d", [2, 3, 5, 6], [4, 3, 2, 3], {"padding": "valid", "padding_mode": mode}, dtypes=())
+    for xs, ws, args in [([2, 3, 7], [4, 3, 4], {}), ([2, 3, 9], [2, 3, 3], {"dilation": 3}), ([1, 2, 6], [2, 2, 2], {"dilation": 2})]:
+        conv_cases("nn.Conv1d", xs, ws, dict(args, padding="same", padding_mode=mode), dtypes=("float32",))
+    if mode != "circular":  # (1.13's F.pad: no circular padding of unbatched inputs)
+        conv_cases("nn.Conv1d", [3, 6], [2, 3, 4], {"padding": "same", "padding_mode": mode}, dtypes=())  # unbatched
+    add("nn.Conv2d", [inp(E(1, 2, 6, 6), "float64"), inp(E(3, 2, 3, 3), "float64")],
+        {"padding": "same", "padding_mode": mode, "stride": 2})
+    add("nn.Conv2d", [inp(E(1, 2, 6, 6), "float64"), inp(E(3, 2, 3, 3), "float64")],
+        {"padding": "same", "padding_mode": mode, "stride": [1, 2]})
+    assert "error" in cases[-1]
+# the input too small for the reflected 'same' padding (3 and 3 of 3)
+add("nn.Conv2d", [inp(E(1, 1, 3, 5), "float64"), inp(E(1, 1, 7, 1), "float64")], {"padding": "same", "padding_mode": "reflect"})
+assert "error" in cases[-1]
+
+# forward(input, output_size): the output padding that reaches the size,
+# PyTorch's errors for sizes out of reach or of the wrong length
+for op, xs, ws, args, sizes in [
+    ("nn.ConvTranspose2d", [2, 3, 5, 5], [3, 2, 3, 3], {"stride": 2},
+     [[11, 11], [12, 12], [11, 12], [2, 2, 12, 11], [10, 11], [11, 13], [11], [1, 2, 3, 4, 5], [2, 2, 13, 11]]),
+    ("nn.ConvTranspose2d", [2, 4, 4, 3], [4, 1, 3, 3],
+     {"groups": 2, "stride": [3, 2], "padding": [1, 0], "dilation": [1, 2], "output_padding": [2, 1]},
+     [[10, 9], [12, 10], [11, 9], [9, 9], [12, 11]]),
+    ("nn.ConvTranspose2d", [3, 4, 4], [3, 2, 2, 2], {"stride": [2, 3]}, [[8, 12], [9, 14], [2, 9, 12], [10, 12], [2, 2, 9, 12]]),
+    ("nn.ConvTranspose1d", [2, 3, 5], [3, 2, 3], {"stride": 2}, [[11], [12], [2, 2, 12], [13], [10], [11, 11]]),
+    ("nn.ConvTranspose1d", [3, 5], [3, 1, 4], {"stride": 3, "padding": 2}, [[10], [12], [1, 12], [13], [2, 2, 12]]),
+]:
+    for size in sizes:
+        conv_cases(op, xs, ws, dict(args, output_size=size), dtypes=("float32",))
 
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))

@@ -67,6 +67,8 @@ def call(op, ts, a):
         return [y] + [t for t in (rm, rv) if t is not None]
     if op == "group_norm":
         x, w, b = [ts[0]] + present(ts[1:], a["present"])
+        if x.dim() < 2:  # PyTorch 2.x's check (1.13 fails with an IndexError)
+            raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
         return [F.group_norm(x, a["groups"], w, b, a["eps"])]
     if op == "rms_norm":
         w = ts[1] if len(ts) > 1 else None
@@ -92,7 +94,7 @@ def call(op, ts, a):
             kw["scale_factor"] = sf[0] if len(sf) == 1 else sf
         if a.get("align_corners"):
             kw["align_corners"] = True
-        elif a["mode"] in ("linear", "bilinear"):
+        elif a["mode"] in ("linear", "bilinear", "bicubic"):
             kw["align_corners"] = False
         return [F.interpolate(ts[0], **kw)]
     if op == "pad":
@@ -113,7 +115,7 @@ def add(op, inputs, args, grad=None):
     case = {"op": op, "inputs": [s for _, s in inputs], "args": args}
     try:
         outs = call(op, ts, args)
-    except (RuntimeError, IndexError, ValueError, TypeError, NotImplementedError, AssertionError) as e:
+    except (RuntimeError, IndexError, ValueError, TypeError, NotImplementedError, AssertionError, ZeroDivisionError) as e:
         case["error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
         cases.append(case)
         return
@@ -250,7 +252,7 @@ err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "nearest", "siz
 err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "nearest", "size": None, "scale_factor": None})
 err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "nearest", "size": [4, 4, 4], "scale_factor": None})
 err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "nearest", "size": [4], "scale_factor": None, "align_corners": True})
-err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "foo", "size": [4], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 3, 3), "float32")], {"mode": "foo", "size": [4, 4], "scale_factor": None})
 
 # ---- pad ----
 for d in ["float32", "float64"]:
@@ -287,6 +289,74 @@ err("prelu", [inp(randn(2, 4), "float32"), inp(randn(3), "float32")], {})
 err("glu", [inp(randn(2, 3), "float32")], {"dim": -1})
 err("glu", [inp(randn(2, 3), "float32")], {"dim": 2})
 
+# ---- interpolate: bicubic (align_corners both ways) and area ----
+for d in ["float32", "float64"]:
+    g = [True] if d == "float64" else None
+    x4 = inp(randn(2, 3, 5, 4), d)
+    for size, sf in [(None, [2.0]), (None, [1.5, 2.5]), ([7, 9], None), ([3, 2], None), ([1, 1], None), ([8, 3], None),
+                     (None, [0.5]), (None, [0.7, 1.3]), ([5, 4], None)]:
+        for ac in [False, True]:
+            add("interpolate", [x4], {"mode": "bicubic", "size": size, "scale_factor": sf, "align_corners": ac}, g)
+        add("interpolate", [x4], {"mode": "area", "size": size, "scale_factor": sf}, g)
+    add("interpolate", [inp(randn(1, 4, 3, 2), d, [["transpose", 1, 3]])], {"mode": "bicubic", "size": [5, 6], "scale_factor": None}, g)
+    add("interpolate", [inp(randn(1, 4, 3, 2), d, [["transpose", 1, 3]])], {"mode": "area", "size": [2, 3], "scale_factor": None}, g)
+    x3 = inp(randn(2, 3, 7), d)
+    for size, sf in [([3], None), ([7], None), ([10], None), (None, [0.5]), (None, [1.7])]:
+        add("interpolate", [x3], {"mode": "area", "size": size, "scale_factor": sf}, g)
+    x5 = inp(randn(1, 2, 4, 5, 6), d)
+    for size, sf in [([2, 3, 4], None), ([4, 5, 6], None), ([5, 2, 7], None), (None, [0.5])]:
+        add("interpolate", [x5], {"mode": "area", "size": size, "scale_factor": sf}, g)
+    add("interpolate", [inp(torch.zeros(0, 2, 4, 4), d)], {"mode": "area", "size": [2, 3], "scale_factor": None})
+    add("interpolate", [inp(torch.zeros(0, 2, 4, 4), d)], {"mode": "bicubic", "size": [2, 3], "scale_factor": None})
+    add("interpolate", [inp(randn(1, 1, 4, 4), d)], {"mode": "area", "size": [0, 2], "scale_factor": None})
+add("interpolate", [inp(randn(1, 2, 3, 3), "bfloat16")], {"mode": "area", "size": [2, 2], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 4), "float32")], {"mode": "bicubic", "size": [2], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 4, 4, 4), "float32")], {"mode": "bicubic", "size": [2, 2, 2], "scale_factor": None})
+err("interpolate", [inp([[[[1, 2], [3, 4]]]], "int64")], {"mode": "bicubic", "size": [3, 3], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 2, 2), "float16")], {"mode": "bicubic", "size": [3, 3], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 4, 4), "float32")], {"mode": "bicubic", "size": [0, 2], "scale_factor": None})
+err("interpolate", [inp([[[[1, 2], [3, 4]]]], "int64")], {"mode": "area", "size": [1, 1], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 4, 4), "float32")], {"mode": "area", "size": [2, 2], "scale_factor": None, "align_corners": True})
+err("interpolate", [inp(randn(1, 1, 4, 4), "float32")], {"mode": "bilinear", "size": [4, 0], "scale_factor": None})
+err("interpolate", [inp(randn(1, 1, 4, 4, 3), "float32")], {"mode": "nearest", "size": [2, 0, 1], "scale_factor": None})
+
+# ---- group_norm and instance_norm: more options, empty inputs, errors ----
+for shape, groups, eps in [((2, 6, 3, 2), 6, 1e-5), ((2, 6, 3, 2), 1, 1e-2), ((3, 4, 5), 2, 0.5), ((1, 4, 2), 4, 1e-5)]:
+    c = shape[1]
+    ins = [inp(randn(*shape), "float64"), inp(randn(c), "float64"), inp(randn(c), "float64")]
+    add("group_norm", ins, {"present": [True, True], "groups": groups, "eps": eps}, [True, True, True])
+    add("group_norm", ins[:1], {"present": [False, False], "groups": groups, "eps": eps}, [True])
+for shape in [(0, 4, 3), (2, 4, 0)]:
+    add("group_norm", [inp(torch.zeros(shape), "float32"), inp(randn(4), "float32"), inp(randn(4), "float32")],
+        {"present": [True, True], "groups": 2, "eps": 1e-5})
+for shape, groups, extra in [((1, 4), 4, []), ((1, 6, 1), 6, []), ((1, 3), 2, []), ((2, 4, 3), -1, []), ((2, 4, 3), 0, []),
+                             ((4,), 2, []), ((2, 4, 3), 2, [randn(6), randn(4)]), ((2, 4, 3), 2, [randn(4), randn(4, 1)])]:
+    err("group_norm", [inp(randn(*shape), "float32")] + [inp(t, "float32") for t in extra],
+        {"present": [bool(extra)] * 2, "groups": groups, "eps": 1e-5})
+err("group_norm", [inp(torch.ones(2, 4, 3, dtype=torch.int64), "int64")], {"present": [False, False], "groups": 2, "eps": 1e-5})
+for shape, eps in [((2, 3, 4, 5), 1e-3), ((1, 2, 3, 1), 0.1)]:
+    c = shape[1]
+    stats = [inp(randn(c), "float64"), inp(randn(c).abs() + 0.5, "float64")]
+    aff = [inp(randn(c), "float64"), inp(randn(c), "float64")]
+    for use in [True, False]:
+        for flags in [[True, True, True, True], [True, True, False, False], [False, False, True, True]]:
+            if not use and not flags[0]:
+                continue
+            ins = [inp(randn(*shape), "float64")] + (stats if flags[0] else []) + (aff if flags[2] else [])
+            g = [True] + ([False, False] if flags[0] else []) + ([True, True] if flags[2] else [])
+            add("instance_norm", ins, {"present": flags, "use_input_stats": use, "momentum": 0.4, "eps": eps}, g)
+for shape in [(0, 3, 4, 4), (2, 3, 0, 4)]:
+    add("instance_norm", [inp(torch.zeros(shape), "float32"), inp(randn(3), "float32"), inp(randn(3).abs(), "float32")],
+        {"present": [True, True, False, False], "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+    add("instance_norm", [inp(torch.zeros(shape), "float32")], {"present": [False] * 4, "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+add("instance_norm", [inp(randn(2, 3, 1, 1), "float32"), inp(randn(3), "float32"), inp(randn(3).abs(), "float32")],
+    {"present": [True, True, False, False], "use_input_stats": False, "momentum": 0.1, "eps": 1e-5})
+err("instance_norm", [inp(randn(2, 4, 3), "float32"), inp(randn(3), "float32"), inp(randn(3), "float32")],
+    {"present": [True, True, False, False], "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+err("instance_norm", [inp(randn(2, 4, 3), "float32"), inp(randn(3), "float32"), inp(randn(3), "float32")],
+    {"present": [False, False, True, True], "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+err("instance_norm", [inp(torch.ones(2, 3, 4, dtype=torch.int64), "int64")], {"present": [False] * 4, "use_input_stats": True, "momentum": 0.1, "eps": 1e-5})
+
 
 # ---- modules ----
 def keys(m):
@@ -320,6 +390,14 @@ with torch.no_grad():
         ("InstanceNorm2d", nn.InstanceNorm2d(2, affine=True, track_running_stats=True), (3, 2, 4, 5)),
         ("GroupNorm", nn.GroupNorm(2, 4), (3, 4, 5)),
         ("GroupNorm_no_affine", nn.GroupNorm(4, 4, affine=False), (3, 4, 5)),
+        ("GroupNorm_eps", nn.GroupNorm(3, 6, eps=1e-3), (2, 6, 4, 3)),
+        ("GroupNorm_one_group", nn.GroupNorm(1, 4), (3, 4, 2, 2)),
+        ("GroupNorm_empty", nn.GroupNorm(2, 4), (0, 4, 3)),
+        ("InstanceNorm2d_default", nn.InstanceNorm2d(3), (2, 3, 4, 5)),
+        ("InstanceNorm2d_affine", nn.InstanceNorm2d(3, affine=True), (2, 3, 4, 5)),
+        ("InstanceNorm2d_stats", nn.InstanceNorm2d(3, eps=1e-3, momentum=0.3, track_running_stats=True), (2, 3, 4, 5)),
+        ("InstanceNorm2d_unbatched", nn.InstanceNorm2d(2, affine=True, track_running_stats=True), (2, 4, 5)),
+        ("InstanceNorm2d_empty_batch", nn.InstanceNorm2d(3, track_running_stats=True), (0, 3, 4, 4)),
     ]:
         xs = [torch.randn(shape) * (i + 1) + i for i in range(3)]
         modules[name] = steps(m, xs)
