@@ -5,7 +5,7 @@ PKGS = ./...
 # Packages whose values goroutines share; tested under the race detector.
 RACE_PKGS = ./internal/goroutine/... ./pkg/autograd/... ./pkg/backends/... ./pkg/dispatch/... ./pkg/torch/... ./pkg/nn/... ./pkg/optim/... ./pkg/safetensors/... ./pkg/data/...
 
-.PHONY: all setup test test-race demo bench lint golden generate test-npu docker-ascend clean
+.PHONY: all setup test test-race test-sanitize demo bench lint golden generate test-npu docker-ascend clean
 
 all: test
 
@@ -20,6 +20,14 @@ test: setup
 	# Every op once more with every allocation from the CPU cache and reused
 	# memory poisoned: no kernel may expect new memory to hold zeros.
 	MINDTORCH_CPU_CACHE_DEBUG=1 $(GO) test -count=1 ./pkg/backends/cpu ./pkg/torch
+	@$(MAKE) --no-print-directory test-sanitize
+
+# The CANN emulator's C rule checks (run above by internal/npuemu's
+# TestEmulatorEnforcesCANNRules) once more, the emulator and the checks built
+# under AddressSanitizer and UBSan; skipped, saying why, when the C compiler
+# cannot build or run with them.
+test-sanitize:
+	MINDTORCH_SANITIZE=1 $(GO) test -count=1 -v -run 'TestEmulatorRulesUnderSanitizers' ./internal/npuemu
 
 # make demo DEMO_FLAGS="-device npu -epochs 50" on an Ascend host.
 demo: setup

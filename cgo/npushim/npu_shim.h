@@ -110,11 +110,18 @@ enum {
 	MT_NPU_NUM_OPS
 };
 
-/* mt_npu_open loads the runtime, libnnopbase and the operator libraries,
- * trying each directory of the colon-separated dirs in order ("" is the
- * loader's own search), and resolves the symbols. On failure it writes why
- * into why. Safe to call again: later calls report the first result. */
+/* mt_npu_open loads the runtime, libnnopbase and the operator libraries
+ * (the per-repository libopapi_<repo>.so, or libopapi.so only when there is
+ * none: never both), trying each directory of the colon-separated dirs in
+ * order ("" is the loader's own search), and resolves the symbols. On
+ * failure it writes why into why. Safe to call again: later calls report
+ * the first result. */
 int mt_npu_open(const char *dirs, char *why, int whylen);
+
+/* mt_npu_global_symbol reports whether name resolves in the process's
+ * global scope (dlsym(RTLD_DEFAULT)): the runtime's and libnnopbase's
+ * symbols do, the operator libraries', opened without RTLD_GLOBAL, do not. */
+int mt_npu_global_symbol(const char *name);
 
 /* mt_npu_op_available reports whether op's symbols were found. */
 int mt_npu_op_available(int op);
@@ -140,28 +147,34 @@ int mt_npu_mem_info(int dev, size_t *free_bytes, size_t *total, mt_npu_status *s
 
 /* mt_npu_run launches op on a stream of dev (0: the device's default
  * stream): descriptors made and destroyed in this call, the workspace from
- * the device's arena, the executor run once. With blocking, it waits for
- * the stream afterwards. */
+ * the stream's own arena, the executor run once (or discarded when its
+ * workspace cannot be had). With blocking, it waits for the stream
+ * afterwards. */
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
 	       mt_npu_status *st);
 
 /* Streams (0 is the default stream) and events. */
 int mt_npu_stream_create(int dev, uint64_t *s, mt_npu_status *st);
+/* mt_npu_stream_destroy waits for s, frees its workspace arena and destroys
+ * it; the default stream (0) stays. */
 int mt_npu_stream_destroy(int dev, uint64_t s, mt_npu_status *st);
 int mt_npu_stream_synchronize(int dev, uint64_t s, mt_npu_status *st);
 int mt_npu_stream_wait_event(int dev, uint64_t s, uint64_t e, mt_npu_status *st);
 int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st);
+/* mt_npu_event_destroy waits for the event's work and for the streams that
+ * wait on it to pass the wait, then destroys it. */
 int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st);
 int mt_npu_event_record(int dev, uint64_t e, uint64_t s, mt_npu_status *st);
 int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st);
 int mt_npu_event_done(int dev, uint64_t e, int *done, mt_npu_status *st);
 int mt_npu_event_elapsed(int dev, uint64_t start, uint64_t end, float *ms, mt_npu_status *st);
 
-/* mt_npu_workspace_bytes is the size of dev's workspace arena. */
+/* mt_npu_workspace_bytes is the size of dev's workspace arenas, one per
+ * stream that ran an op asking for a workspace. */
 size_t mt_npu_workspace_bytes(int dev);
 
-/* mt_npu_emulator_counters reads the counters of the test emulator
+/* mt_npu_emulator_counters reads n counters of the test emulator
  * (csrc/testing) into out; 0 when the runtime is real CANN. */
-int mt_npu_emulator_counters(long long out[10]);
+int mt_npu_emulator_counters(long long *out, int n);
 
 #endif

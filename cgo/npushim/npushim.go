@@ -147,6 +147,15 @@ func Open(dirs string) (ok bool, why string) {
 	return r == 0, C.GoString(&buf[0])
 }
 
+// GlobalSymbol reports whether name resolves in the process's global
+// scope: the runtime's and libnnopbase's symbols do, the operator
+// libraries', kept behind their handles, do not.
+func GlobalSymbol(name string) bool {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	return C.mt_npu_global_symbol(cn) != 0
+}
+
 // OpAvailable reports whether op's symbols were found.
 func OpAvailable(op int) bool { return C.mt_npu_op_available(C.int(op)) != 0 }
 
@@ -219,7 +228,7 @@ func MemInfo(dev int) (free, total int, s *Status) {
 	return int(f), int(t), status(r, &st)
 }
 
-// WorkspaceBytes is the size of dev's workspace arena.
+// WorkspaceBytes is the size of dev's workspace arenas (one per stream).
 func WorkspaceBytes(dev int) int { return int(C.mt_npu_workspace_bytes(C.int(dev))) }
 
 // Run launches op on a stream of dev (0: the default stream) over ts
@@ -242,19 +251,21 @@ func Run(dev int, stream uint64, op int, ts []Tensor, a *Attrs, blocking bool) *
 
 // EmulatorCounters are the test emulator's counters of live allocations,
 // their bytes, live tensor, scalar and int-array descriptors, live
-// executors, user streams, total launches and mallocs, and live events.
+// executors, user streams, total launches and mallocs, live events, and
+// the misuses of CANN it refused (an executor run twice, an event destroyed
+// while a stream waits on it, a workspace two streams share, ...).
 type EmulatorCounters struct {
-	Allocs, Bytes, Tensors, Scalars, IntArrays, Executors, Streams, Launches, Mallocs, Events int64
+	Allocs, Bytes, Tensors, Scalars, IntArrays, Executors, Streams, Launches, Mallocs, Events, Misuses int64
 }
 
 // Counters reads the emulator's counters; ok is false with real CANN.
 func Counters() (c EmulatorCounters, ok bool) {
-	var v [10]C.longlong
-	if C.mt_npu_emulator_counters(&v[0]) == 0 {
+	var v [11]C.longlong
+	if C.mt_npu_emulator_counters(&v[0], C.int(len(v))) == 0 {
 		return c, false
 	}
 	return EmulatorCounters{int64(v[0]), int64(v[1]), int64(v[2]), int64(v[3]), int64(v[4]), int64(v[5]), int64(v[6]),
-		int64(v[7]), int64(v[8]), int64(v[9])}, true
+		int64(v[7]), int64(v[8]), int64(v[9]), int64(v[10])}, true
 }
 
 // The Go structs must match the C ones.
@@ -273,7 +284,7 @@ func StreamCreate(dev int) (uint64, *Status) {
 	return uint64(h), status(r, &st)
 }
 
-// StreamDestroy waits for a stream and destroys it.
+// StreamDestroy waits for a stream, frees its workspace and destroys it.
 func StreamDestroy(dev int, s uint64) *Status {
 	var st C.mt_npu_status
 	return status(C.mt_npu_stream_destroy(C.int(dev), C.uint64_t(s), &st), &st)
@@ -299,7 +310,8 @@ func EventCreate(dev int) (uint64, *Status) {
 	return uint64(h), status(r, &st)
 }
 
-// EventDestroy waits for an event and destroys it.
+// EventDestroy waits for an event, and for the streams waiting on it to
+// pass the wait, then destroys it.
 func EventDestroy(dev int, e uint64) *Status {
 	var st C.mt_npu_status
 	return status(C.mt_npu_event_destroy(C.int(dev), C.uint64_t(e), &st), &st)

@@ -1,8 +1,11 @@
 /*
  * The NPU shim (API in npu_shim.h): loads CANN with dlopen,
- * owns the per-device contexts, streams and workspace arenas, and launches
- * ACLNN ops in one call each.
+ * owns the per-device contexts, default streams and the workspace arenas
+ * (one per stream), and launches ACLNN ops in one call each.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#endif
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -49,6 +52,7 @@ static struct {
 	aclError (*StreamWaitEvent)(aclrtStream, void *);
 	aclError (*EventElapsedTime)(float *, void *, void *);
 	aclError (*QueryEventStatus)(void *, int *);
+	aclError (*QueryEventWaitStatus)(void *, int *);       /* optional */
 	const char *(*GetSocName)(void);                       /* optional */
 	aclError (*GetVersion)(int32_t *, int32_t *, int32_t *); /* optional */
 	aclTensor *(*CreateTensor)(const int64_t *, uint64_t, int, const int64_t *, int64_t, int, const int64_t *, uint64_t,
@@ -58,6 +62,8 @@ static struct {
 	aclnnStatus (*DestroyScalar)(const aclScalar *);
 	aclIntArray *(*CreateIntArray)(const int64_t *, uint64_t);
 	aclnnStatus (*DestroyIntArray)(const aclIntArray *);
+	aclnnStatus (*SetExecutorRepeatable)(aclOpExecutor *); /* optional */
+	aclnnStatus (*DestroyExecutor)(aclOpExecutor *);       /* optional */
 } acl;
 
 struct sym {
@@ -89,6 +95,9 @@ static struct sym syms[] = {
 	{"aclrtStreamWaitEvent", (void **)&acl.StreamWaitEvent, 0, 0},
 	{"aclrtEventElapsedTime", (void **)&acl.EventElapsedTime, 0, 0},
 	{"aclrtQueryEventStatus", (void **)&acl.QueryEventStatus, 0, 0},
+	/* aclError aclrtQueryEventWaitStatus(aclrtEvent, aclrtEventWaitStatus *):
+	 * hicann/runtime include/external/acl/acl_rt.h */
+	{"aclrtQueryEventWaitStatus", (void **)&acl.QueryEventWaitStatus, 0, 1},
 	{"aclrtGetSocName", (void **)&acl.GetSocName, 0, 1},
 	{"aclrtGetVersion", (void **)&acl.GetVersion, 0, 1},
 	{"aclCreateTensor", (void **)&acl.CreateTensor, 1, 0},
@@ -97,6 +106,11 @@ static struct sym syms[] = {
 	{"aclDestroyScalar", (void **)&acl.DestroyScalar, 1, 0},
 	{"aclCreateIntArray", (void **)&acl.CreateIntArray, 1, 0},
 	{"aclDestroyIntArray", (void **)&acl.DestroyIntArray, 1, 0},
+	/* aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *) and
+	 * aclDestroyAclOpExecutor(aclOpExecutor *): hicann/opbase
+	 * include/nnopbase/aclnn/acl_meta.h, in libnnopbase */
+	{"aclSetAclOpExecutorRepeatable", (void **)&acl.SetExecutorRepeatable, 1, 1},
+	{"aclDestroyAclOpExecutor", (void **)&acl.DestroyExecutor, 1, 1},
 };
 
 /* The ops: their ACLNN names and how many tensors they take (out first).
@@ -166,8 +180,9 @@ static int nlibs, opened, open_result;
 static char open_why[1024], missing[2048];
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* try_open opens name in the first directory of dirs that has it. */
-static void *try_open(const char *dirs, const char *name) {
+/* try_open opens name with flags from the first directory of dirs that has
+ * it. */
+static void *try_open(const char *dirs, const char *name, int flags) {
 	char path[4096];
 	const char *p = dirs;
 	for (;;) {
@@ -175,7 +190,7 @@ static void *try_open(const char *dirs, const char *name) {
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 		if (n == 0) snprintf(path, sizeof path, "%s", name);
 		else snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name);
-		void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+		void *h = dlopen(path, flags);
 		if (h) return h;
 		if (!end) return NULL;
 		p = end + 1;
@@ -218,24 +233,39 @@ int mt_npu_open(const char *dirs, char *why, int whylen) {
 	if (opened) goto done;
 	opened = 1;
 	const char *runtime[] = {"libascendcl.so", "libacl_rt.so"};
-	for (int i = 0; i < 2 && !libs[0]; i++) libs[0] = try_open(dirs, runtime[i]);
+	for (int i = 0; i < 2 && !libs[0]; i++) libs[0] = try_open(dirs, runtime[i], RTLD_NOW | RTLD_GLOBAL);
 	if (!libs[0]) {
 		snprintf(open_why, sizeof open_why, "the ACL runtime (libascendcl.so or libacl_rt.so) was not found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 		goto done;
 	}
-	libs[1] = try_open(dirs, "libnnopbase.so");
+	libs[1] = try_open(dirs, "libnnopbase.so", RTLD_NOW | RTLD_GLOBAL);
 	if (!libs[1]) {
 		snprintf(open_why, sizeof open_why, "libnnopbase.so was not found in %s", where(dirs));
 		open_result = MT_NPU_ENOLIB;
 		goto done;
 	}
-	/* The operator libraries, in op-plugin's order. */
+	/* The operator libraries: the per-repository ones first (libopapi_math,
+	 * _nn, _cv, _transformer, _legacy: the order of CANN's
+	 * op_api_pta_common.h loader; cann-api.md 13.4 on op-plugin's
+	 * GetOpApiFuncAddr; the stored op_plugin/utils/op_api_common.h is older
+	 * and knows only libopapi.so and the feature libraries), and only when none
+	 * of them exists the aggregate libopapi.so with the older feature
+	 * libraries: libopapi.so must not be used together with the
+	 * per-repository libraries (hicann/ops-math and ops-nn
+	 * docs/zh/op_api_list.md; cann-api.md 13.4). Opened as op-plugin opens
+	 * them (GetOpApiLibHandler: RTLD_LAZY, not RTLD_GLOBAL), so that their
+	 * symbols stay behind their handles. */
 	nlibs = 2;
-	const char *oplibs[] = {"libopapi.so", "libopapi_math.so", "libopapi_nn.so", "libaclnn_ops_infer.so",
-				"libaclnn_ops_train.so", "libaclnn_math.so"};
-	for (int i = 0; i < 6 && nlibs < MAX_LIBS; i++) {
-		void *h = try_open(dirs, oplibs[i]);
+	const char *repo[] = {"libopapi_math.so", "libopapi_nn.so", "libopapi_cv.so", "libopapi_transformer.so", "libopapi_legacy.so"};
+	const char *aggregate[] = {"libopapi.so", "libaclnn_ops_infer.so", "libaclnn_ops_train.so", "libaclnn_math.so"};
+	for (size_t i = 0; i < sizeof repo / sizeof repo[0]; i++) {
+		void *h = try_open(dirs, repo[i], RTLD_LAZY);
+		if (h) libs[nlibs++] = h;
+	}
+	int per_repo = nlibs > 2;
+	for (size_t i = 0; !per_repo && i < sizeof aggregate / sizeof aggregate[0]; i++) {
+		void *h = try_open(dirs, aggregate[i], RTLD_LAZY);
 		if (h) libs[nlibs++] = h;
 	}
 	for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
@@ -274,6 +304,8 @@ done:
 	return r;
 }
 
+int mt_npu_global_symbol(const char *name) { return dlsym(RTLD_DEFAULT, name) != NULL; }
+
 int mt_npu_op_available(int op) { return op >= 0 && op < MT_NPU_NUM_OPS && op_exec[op] != NULL; }
 
 void mt_npu_missing(char *out, int len) { snprintf(out, (size_t)len, "%s", missing); }
@@ -297,12 +329,21 @@ static int shim_error(mt_npu_status *st, int code, const char *msg) {
 /* ---- devices ---- */
 
 #define MAX_DEVICES 16
+/* An arena is the workspace of the ops of one stream: reused by each op
+ * of the stream in turn, which the stream's order makes safe, and never by
+ * another stream's, which may run at the same time (cann-api.md 13.6). */
+struct arena {
+	aclrtStream stream;
+	void *ptr;
+	size_t size;
+	struct arena *next;
+};
+
 static struct device {
 	int ready;
 	aclrtContext ctx;
-	aclrtStream stream;
-	void *ws;
-	size_t ws_size;
+	aclrtStream stream; /* the default stream */
+	struct arena *arenas;
 } devices[MAX_DEVICES];
 static int ndevices = -1;
 
@@ -397,10 +438,32 @@ int mt_npu_stream_create(int dev, uint64_t *s, mt_npu_status *st) {
 	LEAVE(r);
 }
 
+static int free_arena(int dev, aclrtStream s, mt_npu_status *st);
+
+/* add_failure adds the failure in next (code rn), if any, to st's message;
+ * it returns the code of st's failure (r), else next's. */
+static int add_failure(mt_npu_status *st, int r, const mt_npu_status *next, int rn) {
+	if (!rn) return r;
+	if (!r) {
+		*st = *next;
+		return rn;
+	}
+	size_t n = strlen(st->msg);
+	snprintf(st->msg + n, sizeof st->msg - n, "; then %s", next->msg);
+	return r;
+}
+
+/* mt_npu_stream_destroy waits for the stream, frees its workspace and
+ * destroys it, each step done even when one before failed; the failures
+ * are reported together, the first one's code. The default stream stays. */
 int mt_npu_stream_destroy(int dev, uint64_t s, mt_npu_status *st) {
 	ENTER(dev);
-	int r = report(st, acl.SynchronizeStream(stream_of(dev, s)), "aclrtSynchronizeStream");
-	if (!r) r = report(st, acl.DestroyStream(stream_of(dev, s)), "aclrtDestroyStream");
+	if (s == 0) LEAVE(0);
+	aclrtStream h = stream_of(dev, s);
+	mt_npu_status next;
+	int r = report(st, acl.SynchronizeStream(h), "aclrtSynchronizeStream");
+	r = add_failure(st, r, &next, free_arena(dev, h, &next));
+	r = add_failure(st, r, &next, report(&next, acl.DestroyStream(h), "aclrtDestroyStream"));
 	LEAVE(r);
 }
 
@@ -422,10 +485,22 @@ int mt_npu_event_create(int dev, uint64_t *e, mt_npu_status *st) {
 	LEAVE(r);
 }
 
+/* mt_npu_event_destroy waits for the event's work, and for every stream
+ * that waits on it to pass the wait, then destroys it: acl_rt.h requires
+ * the aclrtStreamWaitEvent tasks on an event completed before
+ * aclrtDestroyEvent (hicann/runtime include/external/acl/acl_rt.h; torch_npu
+ * torch_npu/csrc/core/npu/NPUEventManager.cpp checks
+ * aclrtQueryEventWaitStatus first). When a wait is pending, or the status
+ * cannot be asked (an older CANN without the symbol), the device is
+ * synchronized: the shim does not know which streams wait. */
 int mt_npu_event_destroy(int dev, uint64_t e, mt_npu_status *st) {
 	ENTER(dev);
-	int r = report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent");
-	if (!r) r = report(st, acl.DestroyEvent((void *)(uintptr_t)e), "aclrtDestroyEvent");
+	void *ev = (void *)(uintptr_t)e;
+	int r = report(st, acl.SynchronizeEvent(ev), "aclrtSynchronizeEvent");
+	int waiting = 1; /* ACL_EVENT_WAIT_STATUS_NOT_READY; COMPLETE is 0 */
+	if (!r && acl.QueryEventWaitStatus) r = report(st, acl.QueryEventWaitStatus(ev, &waiting), "aclrtQueryEventWaitStatus");
+	if (!r && waiting != 0) r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice");
+	if (!r) r = report(st, acl.DestroyEvent(ev), "aclrtDestroyEvent");
 	LEAVE(r);
 }
 
@@ -439,7 +514,9 @@ int mt_npu_event_synchronize(int dev, uint64_t e, mt_npu_status *st) {
 	LEAVE(report(st, acl.SynchronizeEvent((void *)(uintptr_t)e), "aclrtSynchronizeEvent"));
 }
 
-/* [?] ACL_EVENT_RECORDED_STATUS_COMPLETE is 1, NOT_READY 0. */
+/* ACL_EVENT_RECORDED_STATUS_COMPLETE is 1, NOT_READY 0, also for an event
+ * never recorded (hicann/runtime include/external/acl/acl_rt.h,
+ * aclrtEventRecordedStatus; cann-api.md 13.7). */
 int mt_npu_event_done(int dev, uint64_t e, int *done, mt_npu_status *st) {
 	ENTER(dev);
 	int status = 0;
@@ -472,30 +549,76 @@ int mt_npu_mem_info(int dev, size_t *free_bytes, size_t *total, mt_npu_status *s
 	LEAVE(report(st, acl.GetMemInfo(ACL_HBM_MEM, free_bytes, total), "aclrtGetMemInfo"));
 }
 
-size_t mt_npu_workspace_bytes(int dev) { return dev >= 0 && dev < MAX_DEVICES ? devices[dev].ws_size : 0; }
+size_t mt_npu_workspace_bytes(int dev) {
+	size_t n = 0;
+	pthread_mutex_lock(&mu);
+	if (dev >= 0 && dev < MAX_DEVICES)
+		for (struct arena *a = devices[dev].arenas; a; a = a->next) n += a->size;
+	pthread_mutex_unlock(&mu);
+	return n;
+}
 
-/* workspace returns n bytes of dev's arena, growing it (after the stream is
- * done with the old one) when it is smaller. */
-static int workspace(int dev, uint64_t n, void **out, mt_npu_status *st) {
+/* workspace returns n bytes of the arena of stream s of dev, made at the
+ * stream's first op that asks for one and grown, after the stream is done
+ * with the old one, when it is smaller: once the largest op of a training
+ * step has run, a step allocates nothing. */
+static int workspace(int dev, aclrtStream s, uint64_t n, void **out, mt_npu_status *st) {
 	struct device *d = &devices[dev];
-	if (n <= d->ws_size) {
-		*out = d->ws;
+	struct arena *a = d->arenas;
+	while (a && a->stream != s) a = a->next;
+	if (!a) {
+		if (!(a = calloc(1, sizeof *a))) return shim_error(st, MT_NPU_EARG, "out of host memory for a workspace arena");
+		a->stream = s, a->next = d->arenas, d->arenas = a;
+	}
+	if (n <= a->size) {
+		*out = a->ptr;
 		return 0;
 	}
 	int r;
-	if (d->ws) {
-		if ((r = report(st, acl.SynchronizeDevice(), "aclrtSynchronizeDevice")) ||
-		    (r = report(st, acl.Free(d->ws), "aclrtFree")))
+	if (a->ptr) {
+		if ((r = report(st, acl.SynchronizeStream(s), "aclrtSynchronizeStream")) ||
+		    (r = report(st, acl.Free(a->ptr), "aclrtFree (workspace)")))
 			return r;
-		d->ws = NULL;
-		d->ws_size = 0;
+		a->ptr = NULL;
+		a->size = 0;
 	}
 	size_t size = 1 << 16;
 	while (size < n) size *= 2;
-	if ((r = report(st, acl.Malloc(&d->ws, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc (workspace)"))) return r;
-	d->ws_size = size;
-	*out = d->ws;
+	if ((r = report(st, acl.Malloc(&a->ptr, size, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc (workspace)"))) return r;
+	a->size = size;
+	*out = a->ptr;
 	return 0;
+}
+
+/* free_arena frees the workspace of stream s, whose work is done. */
+static int free_arena(int dev, aclrtStream s, mt_npu_status *st) {
+	for (struct arena **pp = &devices[dev].arenas; *pp; pp = &(*pp)->next) {
+		struct arena *a = *pp;
+		if (a->stream != s) continue;
+		*pp = a->next;
+		int r = a->ptr ? report(st, acl.Free(a->ptr), "aclrtFree (workspace)") : 0;
+		free(a);
+		return r;
+	}
+	return 0;
+}
+
+/* discard frees an executor that will not run (its workspace could not be
+ * allocated): made repeatable, then destroyed, as opbase's
+ * aclDestroyAclOpExecutor deletes any executor (cann-api.md 13.8). Without
+ * those optional symbols it is left to CANN. A failure is added to st's
+ * message, which holds the reason the op did not run. */
+static void discard(aclOpExecutor *ex, mt_npu_status *st) {
+	if (!ex || !acl.SetExecutorRepeatable || !acl.DestroyExecutor) return;
+	const char *what = "aclSetAclOpExecutorRepeatable";
+	int e = acl.SetExecutorRepeatable(ex);
+	if (!e) what = "aclDestroyAclOpExecutor", e = acl.DestroyExecutor(ex);
+	if (e) {
+		const char *m = acl.GetRecentErrMsg ? acl.GetRecentErrMsg() : NULL;
+		size_t n = strlen(st->msg);
+		snprintf(st->msg + n, sizeof st->msg - n, "; discarding the executor: %s failed with error %d%s%s", what, e, m ? ": " : "",
+			 m ? m : "");
+	}
 }
 
 /* ---- launching ops ---- */
@@ -648,7 +771,10 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 	}
 	if ((r = report(st, e, what))) goto out;
 	void *wsp = NULL;
-	if (wsn > 0 && (r = workspace(dev, wsn, &wsp, st))) goto out; /* [?] the executor cannot be discarded unrun */
+	if (wsn > 0 && (r = workspace(dev, stream_of(dev, stream), wsn, &wsp, st))) {
+		discard(ex, st);
+		goto out;
+	}
 	if ((r = report(st, op_exec[op](wsp, wsn, ex, stream_of(dev, stream)), ops[op].name))) goto out;
 	if (blocking) r = report(st, acl.SynchronizeStream(stream_of(dev, stream)), "aclrtSynchronizeStream");
 out:
@@ -661,11 +787,12 @@ out:
 	LEAVE(r);
 }
 
-/* mt_npu_emulator_counters reads the test emulator's counters (see
- * csrc/testing); it returns 0 when the loaded runtime is not the emulator. */
-int mt_npu_emulator_counters(long long out[10]) {
-	void (*f)(long long *) = libs[0] ? (void (*)(long long *))dlsym(libs[0], "mtemu_counters") : NULL;
+/* mt_npu_emulator_counters reads n counters of the test emulator (see
+ * csrc/testing), found through the runtime's handle (its core object is a
+ * dependency); it returns 0 when the loaded runtime is not the emulator. */
+int mt_npu_emulator_counters(long long *out, int n) {
+	void (*f)(long long *, int) = libs[0] ? (void (*)(long long *, int))dlsym(libs[0], "mtemu_counters") : NULL;
 	if (!f) return 0;
-	f(out);
+	f(out, n);
 	return 1;
 }

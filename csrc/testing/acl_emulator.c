@@ -1,22 +1,38 @@
 /*
  * A test fixture of CANN's rules, not a simulator of the hardware.
  *
- * This library exports the ACL runtime and ACLNN symbols the NPU shim uses,
- * under the real library names (the tests copy it to libascendcl.so,
- * libnnopbase.so and libopapi.so in a temporary directory). "Device" memory is
- * host memory. It enforces what real CANN requires, so that code passing here
- * works on hardware:
+ * This source is built once per CANN library name (internal/npuemu does it),
+ * each library exporting only its own symbols, as CANN splits them: the
+ * runtime (aclInit, aclrt*) in libascendcl.so and libacl_rt.so, the ACLNN
+ * objects (aclCreateTensor & co) in libnnopbase.so, the ops of ops-math in
+ * libopapi_math.so, those of ops-nn in libopapi_nn.so, and every op in
+ * libopapi.so; so a symbol looked up in the wrong library is not found. All
+ * of them share one state, held by the core object libmtemu_core.so (this
+ * source built with -DMTEMU_CORE), which they link to and which exports
+ * nothing but names with the reserved prefix mtemu_ (see SHARED).
+ * "Device" memory is host memory. The emulator enforces what real CANN
+ * requires, so that code passing here works on hardware:
  *   - a current context per OS thread (aclrtSetDevice or
  *     aclrtSetCurrentContext) before streams, memory or ops are used;
  *   - tensor strides and offsets in elements, non-negative, within a live
  *     allocation, and tensor data 32-byte aligned;
- *   - executors used once: run by the execute call, never twice;
+ *   - executors used once: run by the execute call, never twice; one that
+ *     will not run is discarded by making it repeatable and destroying it;
  *   - no implicit synchronisation: ops are queued on their stream and run
- *     only at aclrtSynchronizeStream/Device, so a host read without a sync
- *     sees stale data; aclrtMemcpy and aclrtFree do not wait;
+ *     only at a synchronize, so a host read without a sync sees stale data;
+ *     aclrtMemcpy and aclrtFree do not wait;
+ *   - streams run concurrently: at a synchronize the queued work of all
+ *     streams runs interleaved, so a workspace two streams share, or a read
+ *     of another stream's result without an event wait, fails (see
+ *     "running queued work");
+ *   - events: an unrecorded event is not complete, and one that a stream
+ *     still waits on cannot be destroyed;
+ *   - libopapi.so never loaded together with the per-repository operator
+ *     libraries (every op then fails);
  *   - the documented error codes, with a message for aclGetRecentErrMsg
  *     (thread-local, cleared on read).
- * It counts live allocations, descriptors and executors (mtemu_counters).
+ * It counts live allocations, descriptors, executors, streams and events,
+ * and the misuses it refused (mtemu_counters).
  * Its arithmetic is plain loops over strides, independent of the project's
  * CPU kernels, exact per dtype as the device's (see "element access"):
  * integer dtypes in wrapping integer arithmetic, floating ones rounded to
@@ -25,6 +41,8 @@
  * Knobs (environment): MTEMU_DEVICES (default 1), MTEMU_MEMORY_MB (device
  * memory per device, default 4096), MTEMU_SOC (default "Ascend910B3").
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -61,10 +79,24 @@ enum { DT_FLOAT = 0, DT_FLOAT16 = 1, DT_INT8 = 2, DT_INT32 = 3, DT_UINT8 = 4, DT
 
 #define MAXDIM 8
 
+/* Every variable of the state, thread-local ones included, is defined once
+ * per process, in the core object: SHARED is empty when this file is built
+ * as the core (-DMTEMU_CORE) and extern elsewhere; AS gives the variable the
+ * symbol name mtemu_<name> (an asm label), the only names the core exports;
+ * INIT is the core's initial value. */
+#ifdef MTEMU_CORE
+#define SHARED
+#define INIT(...) = __VA_ARGS__
+#else
+#define SHARED extern
+#define INIT(...)
+#endif
+#define AS(name) __asm__("mtemu_" #name)
+
 /* ---- errors ---- */
 
-static __thread char err_msg[1024];
-static __thread int err_set;
+SHARED __thread char err_msg[1024] AS(err_msg);
+SHARED __thread int err_set AS(err_set);
 
 static int fail(int code, const char *fmt, ...) {
 	va_list ap;
@@ -85,11 +117,17 @@ EXPORT const char *aclGetRecentErrMsg(void) {
 
 /* ---- state ---- */
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int initialized;
-static long long live_events;
-static long long live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams,
-	launches, mallocs;
+SHARED pthread_mutex_t mu AS(mu) INIT(PTHREAD_MUTEX_INITIALIZER);
+SHARED int initialized AS(initialized);
+SHARED long long live_events AS(live_events);
+SHARED long long live_allocs AS(live_allocs), live_bytes AS(live_bytes), live_tensors AS(live_tensors),
+	live_scalars AS(live_scalars), live_arrays AS(live_arrays), live_executors AS(live_executors),
+	live_streams AS(live_streams), launches AS(launches), mallocs AS(mallocs);
+/* misuses is the number of misuses refused: an executor run twice or
+ * destroyed unrun without being repeatable, an event destroyed while a
+ * stream waits on it, a workspace two running ops share, memory freed under
+ * queued work, operator libraries of both kinds loaded. */
+SHARED long long misuses AS(misuses);
 
 struct alloc {
 	char *p;
@@ -97,16 +135,18 @@ struct alloc {
 	int device;
 	struct alloc *next;
 };
-static struct alloc *allocs;
+SHARED struct alloc *allocs AS(allocs);
 
 struct task;
 struct stream {
 	int magic;
 	int device;
 	struct task *head, *tail;
+	int err;       /* the first failure of its queued work, for the next synchronize */
+	char msg[512]; /* and its message */
 	struct stream *next; /* all streams, for aclrtSynchronizeDevice */
 };
-static struct stream *streams;
+SHARED struct stream *streams AS(streams);
 #define STREAM_MAGIC 0x5743
 
 struct context {
@@ -116,8 +156,8 @@ struct context {
 };
 #define CONTEXT_MAGIC 0x4354
 
-static struct context contexts[16];
-static __thread struct context *current;
+SHARED struct context contexts[16] AS(contexts);
+SHARED __thread struct context *current AS(current);
 
 /* bump adds d to a live counter. */
 static void bump(long long *counter, long long d) {
@@ -258,45 +298,25 @@ static int check_stream(struct stream *s, const char *fn) {
 	return 0;
 }
 
-static int drain(struct stream *s);
-static int check_stream(struct stream *s, const char *fn);
+static int sync_stream(struct stream *s, int destroy);
+static int sync_device(int device);
 
 EXPORT aclError aclrtSynchronizeStream(void *stream) {
 	struct stream *s = stream ? stream : (current ? current->stream : NULL);
 	int e = check_stream(s, "aclrtSynchronizeStream");
-	return e ? e : drain(s);
+	return e ? e : sync_stream(s, 0);
 }
 
+/* aclrtDestroyStream runs the stream's queued work, then destroys it. */
 EXPORT aclError aclrtDestroyStream(void *stream) {
 	struct stream *s = stream;
 	int e = check_stream(s, "aclrtDestroyStream");
-	if (e) return e;
-	drain(s);
-	s->magic = 0;
-	pthread_mutex_lock(&mu);
-	for (struct stream **pp = &streams; *pp; pp = &(*pp)->next)
-		if (*pp == s) {
-			*pp = s->next;
-			break;
-		}
-	live_streams--;
-	pthread_mutex_unlock(&mu);
-	free(s);
-	return 0;
+	return e ? e : sync_stream(s, 1);
 }
 
 EXPORT aclError aclrtSynchronizeDevice(void) {
 	int e = need_context();
-	if (e) return e;
-	for (;;) { /* drain every stream of the device until all are empty */
-		struct stream *busy = NULL;
-		pthread_mutex_lock(&mu);
-		for (struct stream *s = streams; s && !busy; s = s->next)
-			if (s->device == current->device && s->head) busy = s;
-		pthread_mutex_unlock(&mu);
-		if (!busy) return 0;
-		drain(busy);
-	}
+	return e ? e : sync_device(current->device);
 }
 
 /* ---- memory ---- */
@@ -829,50 +849,61 @@ typedef struct aclOpExecutor {
 /* one is the alpha of ops called without one. */
 static const aclScalar one = {SCALAR_MAGIC, DT_INT64, 1, 1.0};
 
+enum { ACL_ERROR_RT_INTERNAL_ERROR = 507000, ACL_ERROR_RT_AICORE_EXCEPTION = 507015, ACLNN_ERR_INNER = 561000 };
+
 struct event {
 	int magic;
-	int recorded, done;
-	struct stream *stream;
-	double time;
+	unsigned long long recorded;  /* aclrtRecordEvent calls so far (0: never recorded) */
+	unsigned long long completed; /* the latest of them whose record has run */
+	int waits;                    /* stream waits on it queued and not yet passed */
+	struct stream *stream;        /* where it was last recorded */
+	double time;                  /* when its latest record ran */
 };
 #define EVENT_MAGIC 0xE7E7
 
-/* A task is an op (ex), the record of an event, or a wait for one. */
+/* A task is an op (ex, with its workspace and the name of its execute
+ * call), the record of an event, or a wait for one. seq is the record a
+ * record task makes, or the one a wait waits for; stamp is nonzero once the
+ * op has started. */
 struct task {
 	aclOpExecutor *ex;
+	void *ws;
+	uint64_t ws_size;
+	char name[64];
+	unsigned long long stamp;
+	int failed;
 	struct event *record, *wait;
+	unsigned long long seq;
 	struct task *next;
 };
 
-static void run_op(aclOpExecutor *x);
+/* The live executors: made by a GetWorkspaceSize and not yet run, dropped
+ * or destroyed. An executor is looked up here before it is used, so that
+ * one run twice (freed by its first run, as CANN frees it) or destroyed
+ * twice is refused, not read after it was freed. runs counts the queued
+ * runs of a repeatable one. */
+struct live_exec {
+	aclOpExecutor *x;
+	int repeatable;
+	int runs;
+};
+SHARED struct live_exec *execs AS(execs);
+SHARED size_t nexecs AS(nexecs), capexecs AS(capexecs);
 
-static int drain(struct stream *s) {
-	pthread_mutex_lock(&mu);
-	struct task *t = s->head;
-	s->head = s->tail = NULL;
-	pthread_mutex_unlock(&mu);
-	while (t) {
-		struct task *next = t->next;
-		if (t->record) {
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			t->record->time = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-			t->record->done = 1;
-		} else if (t->wait) {
-			/* the work the event captured runs before what follows on this stream */
-			if (!t->wait->done && t->wait->stream) drain(t->wait->stream);
-		} else {
-			run_op(t->ex);
-			t->ex->magic = 0;
-			free(t->ex);
-			pthread_mutex_lock(&mu);
-			live_executors--;
-			pthread_mutex_unlock(&mu);
-		}
-		free(t);
-		t = next;
-	}
-	return 0;
+/* find_exec is x's entry in execs, or NULL; the caller holds mu. */
+static struct live_exec *find_exec(const aclOpExecutor *x) {
+	for (size_t i = nexecs; i > 0; i--)
+		if (execs[i - 1].x == x) return &execs[i - 1];
+	return NULL;
+}
+
+/* forget_exec removes x's entry and frees x; the caller holds mu. */
+static void forget_exec(struct live_exec *e) {
+	aclOpExecutor *x = e->x;
+	*e = execs[--nexecs];
+	x->magic = 0;
+	free(x);
+	live_executors--;
 }
 
 static void enqueue(struct stream *s, struct task *t) {
@@ -883,13 +914,222 @@ static void enqueue(struct stream *s, struct task *t) {
 	pthread_mutex_unlock(&mu);
 }
 
-/* ---- events ---- */
+/* ---- running queued work ----
+ *
+ * Queued work runs at a synchronize, on the calling thread, and every
+ * stream's queue advances at once: in each round each stream with work
+ * takes one turn, newest stream first, so that the work of different
+ * streams interleaves as on the device, where streams run concurrently. A
+ * record takes one turn; a wait holds its stream until the record it waits
+ * for has run, then takes one turn. An op takes two: at its start it stamps
+ * its workspace with a number of its own; at its end it checks the stamp,
+ * and that its tensors' memory is still allocated, then computes. So an op
+ * whose workspace another stream's op uses at the same time fails, and work
+ * that reads another stream's result without waiting for its event reads
+ * it before it is written. A failure is kept on the stream and returned by
+ * the next synchronize that covers it, with ACL_ERROR_RT_AICORE_EXCEPTION,
+ * as a kernel's fault is on the device.
+ */
 
+/* run_mu is held while queued work runs: one thread runs it at a time. */
+SHARED pthread_mutex_t run_mu AS(run_mu) INIT(PTHREAD_MUTEX_INITIALIZER);
+SHARED unsigned long long stamps AS(stamps);
+
+static void run_op(aclOpExecutor *x);
+
+static double now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* op_fail marks t's op failed and keeps the first failure of s's work, a
+ * misuse, for s's next synchronize. */
+static void op_fail(struct stream *s, struct task *t, const char *fmt, ...) {
+	t->failed = 1;
+	pthread_mutex_lock(&mu);
+	misuses++;
+	if (!s->err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+		va_end(ap);
+		s->err = ACL_ERROR_RT_AICORE_EXCEPTION;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/* span is the number of bytes tensor t reaches from its data (0 if empty). */
+static size_t span(const aclTensor *t) {
+	int64_t last = t->offset;
+	for (int i = 0; i < t->ndim; i++) {
+		if (t->dims[i] == 0) return 0;
+		last += (t->dims[i] - 1) * t->strides[i];
+	}
+	return (size_t)(last + 1) * (size_t)elem_size(t->dtype);
+}
+
+static void start_op(struct stream *s, struct task *t) {
+	if (t->ws_size == 0) return;
+	if (!is_device(t->ws, t->ws_size)) {
+		op_fail(s, t, "%s: its workspace was freed before it ran (aclrtFree does not wait for queued work)", t->name);
+		return;
+	}
+	if (t->ws_size >= sizeof t->stamp) memcpy(t->ws, &t->stamp, sizeof t->stamp);
+}
+
+static void finish_op(struct stream *s, struct task *t) {
+	aclOpExecutor *x = t->ex;
+	if (!t->failed && t->ws_size >= sizeof t->stamp) {
+		unsigned long long seen = 0;
+		if (is_device(t->ws, t->ws_size)) memcpy(&seen, t->ws, sizeof seen);
+		if (seen != t->stamp)
+			op_fail(s, t, "%s: another op used its workspace while it ran (a workspace shared by two streams, or freed)", t->name);
+	}
+	for (int i = 0; i < x->nt && !t->failed; i++) {
+		size_t n = span(&x->t[i]);
+		if (n > 0 && !is_device(x->t[i].data, n))
+			op_fail(s, t, "%s: the memory of its tensor %d was freed before it ran (aclrtFree does not wait for queued work)",
+				t->name, i);
+	}
+	if (!t->failed) run_op(x);
+	pthread_mutex_lock(&mu);
+	struct live_exec *e = find_exec(x);
+	if (e && e->repeatable) e->runs--;
+	else if (e) forget_exec(e);
+	pthread_mutex_unlock(&mu);
+}
+
+/* turn runs the next step of s's queued work; it reports whether there was
+ * one that could run. */
+static int turn(struct stream *s) {
+	pthread_mutex_lock(&mu);
+	struct task *t = s->head;
+	if (!t || (t->wait && t->wait->completed < t->seq)) {
+		pthread_mutex_unlock(&mu);
+		return 0;
+	}
+	int start = t->ex && !t->stamp;
+	if (start) t->stamp = ++stamps;
+	else { /* the task ends with this turn */
+		s->head = t->next;
+		if (!s->head) s->tail = NULL;
+		if (t->wait) t->wait->waits--;
+		if (t->record) {
+			if (t->seq > t->record->completed) t->record->completed = t->seq;
+			t->record->time = now();
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	if (start) start_op(s, t);
+	else {
+		if (t->ex) finish_op(s, t);
+		free(t);
+	}
+	return 1;
+}
+
+/* run runs queued work, a round of turns at a time, until done(arg); the
+ * caller holds run_mu. Streams are unlinked only under run_mu, so the list
+ * can be walked between turns. */
+static int run(int (*done)(const void *), const void *arg) {
+	while (!done(arg)) {
+		int progress = 0;
+		pthread_mutex_lock(&mu);
+		struct stream *s = streams;
+		pthread_mutex_unlock(&mu);
+		while (s) {
+			progress |= turn(s);
+			pthread_mutex_lock(&mu);
+			s = s->next;
+			pthread_mutex_unlock(&mu);
+		}
+		if (!progress)
+			return fail(ACL_ERROR_RT_INTERNAL_ERROR, "synchronize: the queued work cannot advance: its streams wait for events no queued work records");
+	}
+	return 0;
+}
+
+static int stream_idle(const void *p) {
+	pthread_mutex_lock(&mu);
+	int idle = ((const struct stream *)p)->head == NULL;
+	pthread_mutex_unlock(&mu);
+	return idle;
+}
+
+static int device_idle(const void *p) {
+	int dev = *(const int *)p, idle = 1;
+	pthread_mutex_lock(&mu);
+	for (struct stream *s = streams; s && idle; s = s->next)
+		if (s->device == dev && s->head) idle = 0;
+	pthread_mutex_unlock(&mu);
+	return idle;
+}
+
+struct event_target {
+	struct event *ev;
+	unsigned long long seq;
+};
+
+static int event_reached(const void *p) {
+	const struct event_target *w = p;
+	pthread_mutex_lock(&mu);
+	int reached = w->ev->completed >= w->seq;
+	pthread_mutex_unlock(&mu);
+	return reached;
+}
+
+/* take_error returns (and clears) the failure kept on s, or on every stream
+ * of device dev when s is NULL, the first one with its message. */
+static int take_error(struct stream *s, int dev) {
+	char msg[sizeof s->msg];
+	int e = 0;
+	pthread_mutex_lock(&mu);
+	for (struct stream *x = s ? s : streams; x; x = s ? NULL : x->next) {
+		if ((s || x->device == dev) && x->err && !e) e = x->err, memcpy(msg, x->msg, sizeof msg);
+		if (s || x->device == dev) x->err = 0;
+	}
+	pthread_mutex_unlock(&mu);
+	return e ? fail(e, "%s", msg) : 0;
+}
+
+/* sync_stream runs s's queued work (and what it waits for), then reports
+ * its failures; with destroy it then destroys s. */
+static int sync_stream(struct stream *s, int destroy) {
+	pthread_mutex_lock(&run_mu);
+	int e = run(stream_idle, s);
+	if (!e) e = take_error(s, 0);
+	if (destroy && stream_idle(s)) {
+		pthread_mutex_lock(&mu);
+		for (struct stream **pp = &streams; *pp; pp = &(*pp)->next)
+			if (*pp == s) {
+				*pp = s->next;
+				break;
+			}
+		live_streams--;
+		s->magic = 0;
+		pthread_mutex_unlock(&mu);
+		free(s);
+	}
+	pthread_mutex_unlock(&run_mu);
+	return e;
+}
+
+static int sync_device(int device) {
+	pthread_mutex_lock(&run_mu);
+	int e = run(device_idle, &device);
+	if (!e) e = take_error(NULL, device);
+	pthread_mutex_unlock(&run_mu);
+	return e;
+}
+
+/* ---- events ---- */
 
 EXPORT aclError aclrtCreateEvent(void **out) {
 	int e = need_context();
 	if (e) return e;
 	struct event *ev = calloc(1, sizeof *ev);
+	if (!ev) return fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateEvent: out of host memory");
 	ev->magic = EVENT_MAGIC;
 	bump(&live_events, 1);
 	*out = ev;
@@ -903,11 +1143,25 @@ static int check_event(struct event *ev, const char *fn) {
 	return 0;
 }
 
+/* complete reports whether ev was recorded and its latest record has run;
+ * the caller holds mu. */
+static int complete(const struct event *ev) { return ev->recorded > 0 && ev->completed >= ev->recorded; }
+
+/* aclrtDestroyEvent refuses an event whose record is still queued, or that
+ * a stream still waits on: acl_rt.h requires the aclrtStreamWaitEvent tasks
+ * on it completed before it is destroyed (torch_npu's NPUEventManager
+ * checks aclrtQueryEventWaitStatus first). The event stays live. */
 EXPORT aclError aclrtDestroyEvent(void *event) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtDestroyEvent");
 	if (e) return e;
-	if (ev->recorded && !ev->done) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent: the event's work is still queued");
+	pthread_mutex_lock(&mu);
+	int waits = ev->waits, queued = ev->recorded > ev->completed;
+	if (waits || queued) misuses++;
+	pthread_mutex_unlock(&mu);
+	if (waits)
+		return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent: %d stream wait(s) on the event have not passed yet", waits);
+	if (queued) return fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtDestroyEvent: the event's record is still queued");
 	ev->magic = 0;
 	free(ev);
 	bump(&live_events, -1);
@@ -918,37 +1172,75 @@ EXPORT aclError aclrtRecordEvent(void *event, void *stream) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtRecordEvent");
 	if (e || (e = check_stream(stream, "aclrtRecordEvent"))) return e;
-	ev->recorded = 1, ev->done = 0, ev->stream = stream;
 	struct task *t = calloc(1, sizeof *t);
-	t->record = ev;
+	if (!t) return fail(ACL_ERROR_BAD_ALLOC, "aclrtRecordEvent: out of host memory");
+	pthread_mutex_lock(&mu);
+	t->record = ev, t->seq = ++ev->recorded, ev->stream = stream;
+	pthread_mutex_unlock(&mu);
 	enqueue(stream, t);
 	return 0;
 }
 
+/* aclrtSynchronizeEvent waits for the event's latest record; an event
+ * never recorded has nothing to wait for. */
 EXPORT aclError aclrtSynchronizeEvent(void *event) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtSynchronizeEvent");
 	if (e) return e;
-	if (ev->recorded && !ev->done) drain(ev->stream);
-	return 0;
+	pthread_mutex_lock(&mu);
+	struct event_target w = {ev, ev->recorded};
+	struct stream *s = ev->stream;
+	pthread_mutex_unlock(&mu);
+	if (w.seq == 0) return 0;
+	pthread_mutex_lock(&run_mu);
+	e = run(event_reached, &w);
+	if (!e) e = take_error(s, 0);
+	pthread_mutex_unlock(&run_mu);
+	return e;
 }
 
-/* status: 1 when the captured work is done, else 0 (ACL's
- * ACL_EVENT_RECORDED_STATUS_COMPLETE and _NOT_READY). */
+/* status: ACL_EVENT_RECORDED_STATUS_COMPLETE (1) when the event was
+ * recorded and its latest record has run, else _NOT_READY (0), for an
+ * event never recorded too (hicann/runtime include/external/acl/acl_rt.h,
+ * aclrtEventRecordedStatus; cann-api.md 13.7). */
 EXPORT aclError aclrtQueryEventStatus(void *event, int *status) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtQueryEventStatus");
 	if (e) return e;
-	*status = !ev->recorded || ev->done;
+	if (!status) return fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is NULL");
+	pthread_mutex_lock(&mu);
+	*status = complete(ev);
+	pthread_mutex_unlock(&mu);
 	return 0;
 }
 
+/* status: ACL_EVENT_WAIT_STATUS_COMPLETE (0) when every stream wait on the
+ * event has passed, else _NOT_READY (1) (acl_rt.h, aclrtEventWaitStatus:
+ * the opposite encoding of the recorded status). */
+EXPORT aclError aclrtQueryEventWaitStatus(void *event, int *status) {
+	struct event *ev = event;
+	int e = check_event(ev, "aclrtQueryEventWaitStatus");
+	if (e) return e;
+	if (!status) return fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: status is NULL");
+	pthread_mutex_lock(&mu);
+	*status = ev->waits > 0;
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+/* aclrtStreamWaitEvent makes the stream's later work wait for the event's
+ * latest record so far; waiting for an event never recorded waits for
+ * nothing. */
 EXPORT aclError aclrtStreamWaitEvent(void *stream, void *event) {
 	struct event *ev = event;
 	int e = check_event(ev, "aclrtStreamWaitEvent");
 	if (e || (e = check_stream(stream, "aclrtStreamWaitEvent"))) return e;
 	struct task *t = calloc(1, sizeof *t);
-	t->wait = ev;
+	if (!t) return fail(ACL_ERROR_BAD_ALLOC, "aclrtStreamWaitEvent: out of host memory");
+	pthread_mutex_lock(&mu);
+	t->wait = ev, t->seq = ev->recorded;
+	ev->waits++;
+	pthread_mutex_unlock(&mu);
 	enqueue(stream, t);
 	return 0;
 }
@@ -958,8 +1250,12 @@ EXPORT aclError aclrtEventElapsedTime(float *ms, void *start, void *end) {
 	int e = check_event(a, "aclrtEventElapsedTime");
 	if (e || (e = check_event(b, "aclrtEventElapsedTime"))) return e;
 	if (!ms) return fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL");
-	if (!a->done || !b->done) return fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: an event has not completed");
-	*ms = (float)((b->time - a->time) * 1000);
+	pthread_mutex_lock(&mu);
+	int done = complete(a) && complete(b);
+	double t0 = a->time, t1 = b->time;
+	pthread_mutex_unlock(&mu);
+	if (!done) return fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: an event has not completed");
+	*ms = (float)((t1 - t0) * 1000);
 	return 0;
 }
 
@@ -969,29 +1265,76 @@ static uint64_t ws_need(int op) {
 	return (op == OP_SOFTMAX || op == OP_LOG_SOFTMAX || op == OP_MATMUL || op == OP_REDUCE_SUM) ? 1024 : 0;
 }
 
+/* ---- operator libraries ----
+ *
+ * The per-repository operator libraries (libopapi_math.so, libopapi_nn.so,
+ * ...) must not be used together with the aggregate libopapi.so (ops-math
+ * and ops-nn docs/zh/op_api_list.md). Each library built from this file
+ * notes its kind in oplibs when it is loaded; once both kinds are, every op
+ * fails. */
+SHARED int oplibs AS(oplibs); /* 1: libopapi.so loaded, 2: a libopapi_<repo>.so loaded */
+
+#ifndef MTEMU_CORE
+__attribute__((constructor)) static void note_library(void) {
+	Dl_info info;
+	if (!dladdr((void *)note_library, &info) || !info.dli_fname) return;
+	const char *base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	int kind = strcmp(base, "libopapi.so") == 0 ? 1 : strncmp(base, "libopapi_", 9) == 0 ? 2 : 0;
+	pthread_mutex_lock(&mu);
+	if ((oplibs | kind) == 3 && oplibs != 3) misuses++;
+	oplibs |= kind;
+	pthread_mutex_unlock(&mu);
+}
+#endif
+
 static aclnnStatus new_exec(int op, aclOpExecutor **out, uint64_t *ws, const aclTensor *const *ts, int nt) {
 	if (need_context()) return ACL_ERROR_RT_CONTEXT_NULL;
 	if (!out || !ws) return fail(ACLNN_ERR_PARAM_NULLPTR, "GetWorkspaceSize: NULL executor or workspace size pointer");
 	for (int i = 0; i < nt; i++)
 		if (!ts[i] || ts[i]->magic != TENSOR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "GetWorkspaceSize: tensor %d is not a live tensor", i);
 	aclOpExecutor *x = calloc(1, sizeof *x);
+	if (!x) return fail(ACLNN_ERR_INNER, "GetWorkspaceSize: out of host memory");
 	x->magic = EXEC_MAGIC, x->op = op, x->nt = nt;
 	for (int i = 0; i < nt; i++) x->t[i] = *ts[i];
-	bump(&live_executors, 1);
+	pthread_mutex_lock(&mu);
+	int mixed = oplibs == 3;
+	if (!mixed && nexecs == capexecs) {
+		size_t cap = capexecs ? 2 * capexecs : 64;
+		struct live_exec *v = realloc(execs, cap * sizeof *v);
+		if (v) execs = v, capexecs = cap;
+	}
+	int room = nexecs < capexecs;
+	if (!mixed && room) execs[nexecs++] = (struct live_exec){x, 0, 0}, live_executors++;
+	pthread_mutex_unlock(&mu);
+	if (mixed || !room) {
+		free(x);
+		if (mixed)
+			return fail(ACLNN_ERR_INNER, "GetWorkspaceSize: libopapi.so is loaded together with a per-repository operator "
+						     "library (libopapi_math.so, libopapi_nn.so, ...), which CANN forbids");
+		return fail(ACLNN_ERR_INNER, "GetWorkspaceSize: out of host memory");
+	}
 	*out = x;
 	*ws = ws_need(op);
 	return 0;
 }
 
+/* drop_exec frees an executor its GetWorkspaceSize refuses. */
 static void drop_exec(aclOpExecutor *x) {
-	x->magic = 0;
-	free(x);
-	bump(&live_executors, -1);
+	pthread_mutex_lock(&mu);
+	struct live_exec *e = find_exec(x);
+	if (e) forget_exec(e);
+	pthread_mutex_unlock(&mu);
 }
 
 static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *stream, const char *name) {
-	if (!x || x->magic != EXEC_MAGIC || x->queued)
-		return fail(ACLNN_ERR_INNER_NULLPTR, "%s: the executor is not live (executors run once)", name);
+	pthread_mutex_lock(&mu);
+	struct live_exec *le = find_exec(x);
+	int gone = !le, twice = le && !le->repeatable && x->queued;
+	if (gone || twice) misuses++;
+	pthread_mutex_unlock(&mu);
+	if (gone) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: not a live executor (an executor runs once and is freed by its run)", name);
+	if (twice) return fail(ACLNN_ERR_INNER_NULLPTR, "%s: the executor was already launched (executors run once)", name);
 	struct stream *s = stream;
 	int e = check_stream(s, name);
 	if (e) return e;
@@ -999,18 +1342,43 @@ static aclnnStatus execute(void *ws, uint64_t wsSize, aclOpExecutor *x, void *st
 	if (wsSize < need || (need > 0 && !is_device(ws, need)))
 		return fail(ACLNN_ERR_PARAM_INVALID, "%s: a workspace of %llu device bytes is required", name, (unsigned long long)need);
 	struct task *t = calloc(1, sizeof *t);
-	x->queued = 1;
-	t->ex = x;
-	enqueue(s, t);
+	if (!t) return fail(ACLNN_ERR_INNER, "%s: out of host memory", name);
+	t->ex = x, t->ws = ws, t->ws_size = need;
+	snprintf(t->name, sizeof t->name, "%s", name);
 	pthread_mutex_lock(&mu);
+	x->queued = 1;
+	le = find_exec(x);
+	if (le && le->repeatable) le->runs++;
 	launches++;
 	pthread_mutex_unlock(&mu);
+	enqueue(s, t);
 	return 0;
 }
 
+/* aclSetAclOpExecutorRepeatable lets x run more than once, until
+ * aclDestroyAclOpExecutor; it is how an executor that will not run is
+ * discarded (hicann/opbase include/nnopbase/aclnn/acl_meta.h). */
+EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *x) {
+	pthread_mutex_lock(&mu);
+	struct live_exec *e = find_exec(x);
+	int ok = e && (e->repeatable || !x->queued);
+	if (ok) e->repeatable = 1;
+	else misuses++;
+	pthread_mutex_unlock(&mu);
+	return ok ? 0 : fail(ACLNN_ERR_INNER_NULLPTR, "aclSetAclOpExecutorRepeatable: not a live executor, or already launched");
+}
+
+/* aclDestroyAclOpExecutor destroys a repeatable executor whose runs are
+ * done; any other is refused: a normal executor is freed by its run. */
 EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *x) {
-	if (!x || x->magic != EXEC_MAGIC) return fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: not a live executor");
-	return fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: only repeatable executors may be destroyed");
+	pthread_mutex_lock(&mu);
+	struct live_exec *e = find_exec(x);
+	const char *why = !e ? "not a live executor" : !e->repeatable ? "only repeatable executors may be destroyed"
+				  : e->runs > 0 ? "its runs are still queued" : NULL;
+	if (why) misuses++;
+	else forget_exec(e);
+	pthread_mutex_unlock(&mu);
+	return why ? fail(ACLNN_ERR_INNER_NULLPTR, "aclDestroyAclOpExecutor: %s", why) : 0;
 }
 
 static int check_same(const aclTensor *a, const aclTensor *b, const char *name) {
@@ -1667,14 +2035,15 @@ static void run_op(aclOpExecutor *x) {
 
 /* ---- for tests only ---- */
 
-/* mtemu_counters reports live allocations, their bytes, live tensor, scalar
- * and int-array descriptors, live executors (made and not yet run or
- * dropped), user streams, the totals of launches and mallocs, and live
- * events. */
-EXPORT void mtemu_counters(long long out[10]) {
+/* mtemu_counters writes up to n counters into out: live allocations, their
+ * bytes, live tensor, scalar and int-array descriptors, live executors (made
+ * and not yet run, dropped or destroyed), user streams, the totals of
+ * launches and mallocs, live events, and the misuses refused. It is
+ * exported by the core object only. */
+EXPORT void mtemu_counters(long long *out, int n) {
 	pthread_mutex_lock(&mu);
-	long long v[10] = {live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams, launches, mallocs,
-			   live_events};
+	long long v[] = {live_allocs, live_bytes, live_tensors, live_scalars, live_arrays, live_executors, live_streams, launches,
+			 mallocs, live_events, misuses};
 	pthread_mutex_unlock(&mu);
-	memcpy(out, v, sizeof v);
+	for (int i = 0; i < n && i < (int)(sizeof v / sizeof v[0]); i++) out[i] = v[i];
 }

@@ -1,9 +1,13 @@
 /*
  * Checks that the CANN emulator enforces the rules it claims (see
  * acl_emulator.c), and that its arithmetic is exact per dtype at the integer
- * extremes, by calling its symbols directly. Built and run by
- * internal/npuemu's tests; prints the failed checks and exits non-zero.
+ * extremes, by calling its symbols directly (linked to libascendcl.so,
+ * libnnopbase.so, libopapi.so and the core; the other libraries, in the
+ * directory given as the argument, are opened with dlopen). Built and run
+ * by internal/npuemu's tests, also under AddressSanitizer and UBSan; prints
+ * the failed checks and exits non-zero.
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -30,7 +34,26 @@ aclScalar *aclCreateScalar(void *, int);
 int aclDestroyScalar(const aclScalar *);
 int aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *, const aclScalar *, uint64_t *, aclOpExecutor **);
 int aclnnInplaceFillScalar(void *, uint64_t, aclOpExecutor *, void *);
-void mtemu_counters(long long out[10]);
+void mtemu_counters(long long *out, int n);
+int aclrtCreateEvent(void **);
+int aclrtDestroyEvent(void *);
+int aclrtRecordEvent(void *, void *);
+int aclrtStreamWaitEvent(void *, void *);
+int aclrtSynchronizeEvent(void *);
+int aclrtQueryEventStatus(void *, int *);
+int aclrtQueryEventWaitStatus(void *, int *);
+int aclrtSynchronizeDevice(void);
+int aclSetAclOpExecutorRepeatable(aclOpExecutor *);
+int aclDestroyAclOpExecutor(aclOpExecutor *);
+
+/* The counters of mtemu_counters. */
+enum { ALLOCS, BYTES, TENSORS, SCALARS, ARRAYS, EXECUTORS, STREAMS, LAUNCHES, MALLOCS, EVENTS, MISUSES, NCOUNTERS };
+
+static long long counter(int which) {
+	long long c[NCOUNTERS];
+	mtemu_counters(c, NCOUNTERS);
+	return c[which];
+}
 
 /* the ops of the integer-extremes checks */
 typedef struct aclIntArray aclIntArray;
@@ -50,6 +73,8 @@ OP(ReduceSum, const aclTensor *, const aclIntArray *, bool, int, aclTensor *)
 OP(Cast, const aclTensor *, int, aclTensor *)
 OP(GtScalar, const aclTensor *, const aclScalar *, aclTensor *)
 OP(EqTensor, const aclTensor *, const aclTensor *, aclTensor *)
+OP(Softmax, const aclTensor *, int64_t, aclTensor *)
+OP(Muls, const aclTensor *, const aclScalar *, aclTensor *)
 
 static int failures;
 #define CHECK(cond, what)                                                                                          \
@@ -223,7 +248,142 @@ static void integer_extremes(void) {
 	for (int i = 0; i < nbufs; i++) aclrtFree(bufs[i]);
 }
 
-int main(void) {
+/* ---- streams run at once; events; executors ---- */
+
+/* message reports whether the last error message holds word. */
+static int message(const char *word) {
+	const char *m = aclGetRecentErrMsg();
+	return m && strstr(m, word);
+}
+
+/* free_vecs destroys the tensors and frees the buffers vec made. */
+static void free_vecs(void) {
+	for (int i = 0; i < ntensors; i++) aclDestroyTensor(tensors[i]);
+	for (int i = 0; i < nbufs; i++) aclrtFree(bufs[i]);
+	nbufs = ntensors = 0;
+}
+
+static void streams_and_events(void) {
+	void *a = NULL, *b = NULL, *w1 = NULL, *w2 = NULL, *ev = NULL;
+	CHECK(aclrtCreateStream(&a) == 0 && aclrtCreateStream(&b) == 0, "two streams");
+	aclrtMalloc(&w1, 1024, 0);
+	aclrtMalloc(&w2, 1024, 0);
+	float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1}, zeros[8] = {0}, got[8];
+	aclTensor *x = vec(F32, 4, 8, ones), *ya = vec(F32, 4, 8, NULL), *yb = vec(F32, 4, 8, NULL);
+	uint64_t ws = 0;
+	aclOpExecutor *ex = NULL;
+
+	/* Ops of two streams run at once: one workspace for both is caught. */
+	long long misuses = counter(MISUSES);
+	CHECK(aclnnSoftmaxGetWorkspaceSize(x, 0, ya, &ws, &ex) == 0 && ws > 0 && ws <= 1024 && aclnnSoftmax(w1, ws, ex, a) == 0,
+	      "softmax on stream a");
+	CHECK(aclnnSoftmaxGetWorkspaceSize(x, 0, yb, &ws, &ex) == 0 && aclnnSoftmax(w1, ws, ex, b) == 0, "softmax on stream b");
+	CHECK(aclrtSynchronizeDevice() == 507015 && message("workspace"),
+	      "a workspace two streams use at once is caught at the synchronize (507015)");
+	CHECK(counter(MISUSES) == misuses + 1 && counter(EXECUTORS) == 0, "it is a misuse, and both executors are gone");
+	CHECK(aclrtSynchronizeDevice() == 0, "the failure is reported once");
+	CHECK(aclnnSoftmaxGetWorkspaceSize(x, 0, ya, &ws, &ex) == 0 && aclnnSoftmax(w1, ws, ex, a) == 0, "softmax on a, workspace 1");
+	CHECK(aclnnSoftmaxGetWorkspaceSize(x, 0, yb, &ws, &ex) == 0 && aclnnSoftmax(w2, ws, ex, b) == 0, "softmax on b, workspace 2");
+	CHECK(aclrtSynchronizeDevice() == 0, "a workspace per stream");
+	aclrtMemcpy(got, sizeof got, bufs[2], sizeof got, 2);
+	CHECK(got[0] == 0.125f && got[7] == 0.125f, "softmax of eight ones");
+
+	/* Stream b reads what stream a writes: without an event wait it reads
+	 * it before it is written. */
+	float five = 5, two = 2;
+	aclScalar *s5 = aclCreateScalar(&five, F32), *s2 = aclCreateScalar(&two, F32);
+	aclTensor *z = vec(F32, 4, 8, zeros), *out = vec(F32, 4, 8, NULL);
+	CHECK(aclnnInplaceFillScalarGetWorkspaceSize(z, s5, &ws, &ex) == 0 && aclnnInplaceFillScalar(NULL, 0, ex, a) == 0, "fill on a");
+	CHECK(aclnnMulsGetWorkspaceSize(z, s2, out, &ws, &ex) == 0 && aclnnMuls(NULL, 0, ex, b) == 0, "muls on b");
+	CHECK(aclrtSynchronizeDevice() == 0, "synchronize");
+	aclrtMemcpy(got, sizeof got, bufs[nbufs - 1], sizeof got, 2);
+	CHECK(got[0] == 0, "without an event wait, b read z before a wrote it");
+
+	int st = -1;
+	CHECK(aclrtCreateEvent(&ev) == 0, "aclrtCreateEvent");
+	CHECK(aclrtQueryEventStatus(ev, &st) == 0 && st == 0, "an event never recorded is not complete (NOT_READY is 0)");
+	CHECK(aclrtSynchronizeEvent(ev) == 0, "synchronizing an event never recorded returns at once");
+	CHECK(aclrtQueryEventWaitStatus(ev, &st) == 0 && st == 0, "no stream waits on it (the wait status COMPLETE is 0)");
+	CHECK(aclnnInplaceFillScalarGetWorkspaceSize(z, s2, &ws, &ex) == 0 && aclnnInplaceFillScalar(NULL, 0, ex, a) == 0, "fill on a");
+	CHECK(aclrtRecordEvent(ev, a) == 0 && aclrtStreamWaitEvent(b, ev) == 0, "record on a, wait on b");
+	CHECK(aclnnMulsGetWorkspaceSize(z, s2, out, &ws, &ex) == 0 && aclnnMuls(NULL, 0, ex, b) == 0, "muls on b");
+	CHECK(aclrtSynchronizeStream(a) == 0, "synchronize a");
+	CHECK(aclrtQueryEventStatus(ev, &st) == 0 && st == 1, "the recorded event is complete (COMPLETE is 1)");
+	CHECK(aclrtQueryEventWaitStatus(ev, &st) == 0 && st == 1, "b has not passed its wait (the wait status NOT_READY is 1)");
+	long long events = counter(EVENTS);
+	misuses = counter(MISUSES);
+	CHECK(aclrtDestroyEvent(ev) == 107000 && message("wait"), "an event a stream still waits on is not destroyed");
+	CHECK(counter(EVENTS) == events && counter(MISUSES) == misuses + 1, "it stays live, and the misuse is counted");
+	CHECK(aclrtSynchronizeStream(b) == 0, "synchronize b");
+	aclrtMemcpy(got, sizeof got, bufs[nbufs - 1], sizeof got, 2);
+	CHECK(got[0] == 4 && got[7] == 4, "with the wait, b read what a wrote");
+	CHECK(aclrtQueryEventWaitStatus(ev, &st) == 0 && st == 0 && aclrtDestroyEvent(ev) == 0, "destroyed once b passed the wait");
+	CHECK(counter(EVENTS) == events - 1, "no event left");
+
+	/* An executor runs once: launched again after its run freed it, it is
+	 * refused, not read after it was freed. */
+	misuses = counter(MISUSES);
+	CHECK(aclnnInplaceFillScalarGetWorkspaceSize(z, s5, &ws, &ex) == 0 && aclnnInplaceFillScalar(NULL, 0, ex, a) == 0, "fill");
+	CHECK(aclrtSynchronizeStream(a) == 0, "the fill ran");
+	CHECK(aclnnInplaceFillScalar(NULL, 0, ex, a) == 561103, "an executor that ran is gone");
+	/* One that will not run is discarded: made repeatable, then destroyed. */
+	CHECK(aclnnInplaceFillScalarGetWorkspaceSize(z, s5, &ws, &ex) == 0 && counter(EXECUTORS) == 1, "an executor");
+	CHECK(aclDestroyAclOpExecutor(ex) == 561103, "a normal executor cannot be destroyed");
+	CHECK(aclSetAclOpExecutorRepeatable(ex) == 0 && aclDestroyAclOpExecutor(ex) == 0, "a repeatable one can");
+	CHECK(aclDestroyAclOpExecutor(ex) == 561103, "not twice");
+	CHECK(counter(EXECUTORS) == 0 && counter(MISUSES) == misuses + 3, "no executor left, three misuses refused");
+
+	/* aclrtFree does not wait: memory freed under queued work is caught. */
+	CHECK(aclnnInplaceFillScalarGetWorkspaceSize(z, s5, &ws, &ex) == 0 && aclnnInplaceFillScalar(NULL, 0, ex, a) == 0, "fill");
+	aclDestroyTensor(tensors[--ntensors]), aclDestroyTensor(tensors[--ntensors]); /* out and z */
+	CHECK(aclrtFree(bufs[--nbufs]) == 0 && aclrtFree(bufs[--nbufs]) == 0, "free z under the queued fill");
+	CHECK(aclrtSynchronizeStream(a) == 507015 && message("freed"), "the fill finds its memory freed (507015)");
+
+	aclDestroyScalar(s5), aclDestroyScalar(s2);
+	free_vecs();
+	aclrtFree(w1), aclrtFree(w2);
+	CHECK(aclrtDestroyStream(a) == 0 && aclrtDestroyStream(b) == 0, "destroy the streams");
+	CHECK(counter(EXECUTORS) == 0 && counter(TENSORS) == 0 && counter(EVENTS) == 0, "nothing live");
+}
+
+/* libraries checks that each library exports its own symbols only, then
+ * that loading a per-repository operator library next to libopapi.so
+ * makes every op fail. */
+static void libraries(const char *dir) {
+	static const struct {
+		const char *lib, *sym;
+		int found;
+	} cases[] = {
+		{"libascendcl.so", "aclrtMalloc", 1},		{"libascendcl.so", "aclCreateTensor", 0},
+		{"libascendcl.so", "aclnnAdd", 0},		{"libacl_rt.so", "aclrtQueryEventWaitStatus", 1},
+		{"libnnopbase.so", "aclCreateTensor", 1},	{"libnnopbase.so", "aclDestroyAclOpExecutor", 1},
+		{"libnnopbase.so", "aclrtMalloc", 0},		{"libnnopbase.so", "aclnnAdd", 0},
+		{"libopapi_math.so", "aclnnAdd", 1},		{"libopapi_math.so", "aclnnAddGetWorkspaceSize", 1},
+		{"libopapi_math.so", "aclnnSoftmax", 0},	{"libopapi_math.so", "aclCreateTensor", 0},
+		{"libopapi_nn.so", "aclnnSoftmax", 1},		{"libopapi_nn.so", "aclnnAdd", 0},
+		{"libopapi_nn.so", "aclrtMalloc", 0},		{"libopapi.so", "aclnnAdd", 1},
+		{"libopapi.so", "aclnnSoftmax", 1},		{"libopapi.so", "aclInit", 0},
+		{"libmtemu_core.so", "mtemu_counters", 1},	{"libmtemu_core.so", "aclInit", 0},
+	};
+	char path[4096], what[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, cases[i].lib);
+		void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+		snprintf(what, sizeof what, "%s %s %s", cases[i].lib, cases[i].found ? "exports" : "does not export", cases[i].sym);
+		CHECK(h && (dlsym(h, cases[i].sym) != NULL) == cases[i].found, what);
+		if (h) dlclose(h);
+	}
+	/* libopapi.so is linked: the per-repository libraries were loaded above */
+	float v = 1;
+	aclTensor *x = vec(F32, 4, 1, &v), *o = vec(F32, 4, 1, NULL);
+	uint64_t ws = 0;
+	aclOpExecutor *ex = NULL;
+	CHECK(aclnnNegGetWorkspaceSize(x, o, &ws, &ex) == 561000 && message("libopapi.so"),
+	      "with libopapi.so and libopapi_math.so loaded together every op fails");
+	free_vecs();
+}
+
+int main(int argc, char **argv) {
 	CHECK(aclInit(NULL) == 0, "aclInit");
 	CHECK(aclInit(NULL) == 100002, "a second aclInit answers ACL_ERROR_REPEAT_INITIALIZE");
 	pthread_t th;
@@ -266,14 +426,18 @@ int main(void) {
 	CHECK(aclrtMemcpy(got, sizeof got, zero, 64, 2) == 100000, "a device-to-host copy from host memory is refused");
 
 	long long c[10];
-	mtemu_counters(c);
+	mtemu_counters(c, 10);
 	CHECK(c[0] == 1 && c[2] == 0 && c[3] == 0 && c[5] == 0, "counters: one allocation, no live descriptors or executors");
 	CHECK(aclrtFree(p) == 0 && aclrtFree(p) == 207002, "a double free is refused");
 	stream = s;
 	integer_extremes();
+	nbufs = ntensors = 0;
+	streams_and_events();
 	CHECK(aclrtDestroyStream(s) == 0, "aclrtDestroyStream");
-	mtemu_counters(c);
+	mtemu_counters(c, 10);
 	CHECK(c[0] == 0 && c[6] == 0, "counters: nothing live at the end");
+	if (argc > 1) libraries(argv[1]);
+	else CHECK(0, "the directory of the libraries is the argument");
 	if (failures == 0) printf("ok\n");
 	return failures != 0;
 }

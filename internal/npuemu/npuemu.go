@@ -1,8 +1,8 @@
-// Package npuemu builds the CANN emulator (csrc/testing) for tests: a
-// host-memory library exporting the ACL/ACLNN symbols under CANN's library
-// names, a fixture of CANN's rules and not a simulator of the hardware. Tests
-// call Setup from TestMain; with MINDTORCH_NPU_REAL=1 (make test-npu) they
-// use the real CANN instead.
+// Package npuemu builds the CANN emulator (csrc/testing) for tests: host-memory
+// libraries exporting the ACL/ACLNN symbols under CANN's library names, each
+// only its own, a fixture of CANN's rules and not a simulator of the
+// hardware. Tests call Setup from TestMain; with MINDTORCH_NPU_REAL=1 (make
+// test-npu) they use the real CANN instead.
 package npuemu
 
 import (
@@ -11,12 +11,60 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
-// Setup compiles the emulator with the C compiler into a temporary
-// directory, installs it as libascendcl.so, libnnopbase.so and libopapi.so,
-// and points MINDTORCH_NPU_LIB_DIR at it. It returns a function that
-// removes the directory. With MINDTORCH_NPU_REAL=1 it does nothing.
+// Core is the emulator's core object: the state all its libraries share.
+// It exports only names with the reserved prefix mtemu_, among them
+// mtemu_counters.
+const Core = "libmtemu_core.so"
+
+// All is every library name the emulator can be built as, as a CANN 8.5
+// installation has them: both runtime names, libnnopbase.so, the aggregate
+// operator library and the per-repository ones.
+var All = []string{"libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi.so", "libopapi_math.so", "libopapi_nn.so"}
+
+// mathOps are the ops of the emulator that CANN ships in ops-math
+// (hicann/ops-math docs/zh/op_api_list.md, math/add/op_api/aclnn_add.h for
+// Adds, math/greater_equal for GeTensor); every other op is in ops-nn
+// (Relu, Sigmoid, Gelu, ThresholdBackward, the softmaxes, Matmul).
+var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds", "Muls", "Neg", "Exp", "Log", "Sqrt", "Abs",
+	"Tanh", "ReduceSum", "Mean", "Amax", "Cast", "InplaceCopy", "InplaceFillScalar", "InplaceZero", "ArgMax", "EqTensor",
+	"NeTensor", "LtTensor", "LeTensor", "GtTensor", "GeTensor", "EqScalar", "NeScalar", "LtScalar", "LeScalar", "GtScalar",
+	"GeScalar", "SWhere", "Clamp", "PowTensorTensor", "PowTensorScalar"}
+
+// versionScript is the GNU ld version script that makes library name export
+// its symbols and nothing else.
+func versionScript(name string) (string, error) {
+	var math []string
+	for _, op := range mathOps {
+		math = append(math, "aclnn"+op+";", "aclnn"+op+"GetWorkspaceSize;")
+	}
+	const runtime = "aclInit; aclFinalize; aclGetRecentErrMsg; aclrt*;"
+	var global, local string
+	switch name {
+	case Core:
+		global = "mtemu_*;"
+	case "libascendcl.so", "libacl_rt.so":
+		global = runtime
+	case "libnnopbase.so":
+		global = "aclCreate*; aclDestroy*; aclSetAclOpExecutorRepeatable; aclnnInit; aclnnFinalize;"
+	case "libopapi.so":
+		global, local = "aclnn*;", "aclnnInit; aclnnFinalize;"
+	case "libopapi_math.so":
+		global = strings.Join(math, " ")
+	case "libopapi_nn.so": // exact names take precedence over the wildcard
+		global, local = "aclnn*;", "aclnnInit; aclnnFinalize; "+strings.Join(math, " ")
+	default:
+		return "", fmt.Errorf("the CANN emulator has no library %s", name)
+	}
+	return fmt.Sprintf("{\n  global: %s\n  local: %s *;\n};\n", global, local), nil
+}
+
+// Setup builds the emulator into a temporary directory under every name of
+// All, as CANN 8.5 installs them, and points MINDTORCH_NPU_LIB_DIR at it. It
+// returns a function that removes the directory. With MINDTORCH_NPU_REAL=1
+// it does nothing.
 func Setup() (func(), error) {
 	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
 		return func() {}, nil
@@ -25,7 +73,7 @@ func Setup() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := Build(dir, []string{"libascendcl.so", "libnnopbase.so", "libopapi.so"}); err != nil {
+	if err := Build(dir, All); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
@@ -33,26 +81,57 @@ func Setup() (func(), error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
-// Build compiles the emulator into dir under the first of names and links
-// the other names to it (one file, so that all see one state); defines are
-// passed to the compiler (-DMTEMU_OMIT_SOFTMAX leaves out aclnnSoftmax).
-func Build(dir string, names []string, defines ...string) error {
+// Build compiles the emulator into dir: the core object, and one library
+// per name of names (those of All), each exporting only its own symbols and
+// linked to the core. flags go to every compiler and linker call
+// (-DMTEMU_OMIT_SOFTMAX leaves out aclnnSoftmax; -fsanitize=... builds
+// under a sanitizer).
+func Build(dir string, names []string, flags ...string) error {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "..", "csrc", "testing", "acl_emulator.c")
-	cc := os.Getenv("CC")
-	if cc == "" {
-		cc = "gcc"
+	obj := filepath.Join(dir, "mtemu.o")
+	defer os.Remove(obj)
+	err := cc(flags, "-O1", "-fPIC", "-c", "-o", obj, src)
+	if err == nil {
+		err = link(dir, Core, flags, "-DMTEMU_CORE", "-O0", src) // its code is never called
 	}
-	lib := filepath.Join(dir, names[0])
-	args := append([]string{"-O1", "-shared", "-fPIC", "-Wl,-soname," + names[0], "-o", lib}, defines...)
-	out, err := exec.Command(cc, append(args, src, "-lm", "-lpthread")...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("building the CANN emulator: %v: %s", err, out)
-	}
-	for _, name := range names[1:] {
-		if err := os.Symlink(names[0], filepath.Join(dir, name)); err != nil {
-			return err
+	for _, name := range names {
+		if err == nil {
+			err = link(dir, name, flags, obj, "-L"+dir, "-l:"+Core, "-Wl,-rpath,$ORIGIN", "-ldl")
 		}
+	}
+	if err != nil {
+		return fmt.Errorf("building the CANN emulator: %w", err)
+	}
+	return nil
+}
+
+// link builds the shared library dir/name from the inputs with its version
+// script.
+func link(dir, name string, flags []string, inputs ...string) error {
+	script, err := versionScript(name)
+	if err != nil {
+		return err
+	}
+	vs := filepath.Join(dir, name+".map")
+	if err := os.WriteFile(vs, []byte(script), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(vs)
+	args := append([]string{"-fPIC", "-shared", "-Wl,-soname," + name, "-Wl,--version-script=" + vs, "-o",
+		filepath.Join(dir, name)}, inputs...)
+	return cc(flags, append(args, "-lm", "-lpthread")...)
+}
+
+// cc runs the C compiler ($CC, else gcc) with flags and args.
+func cc(flags []string, args ...string) error {
+	compiler := os.Getenv("CC")
+	if compiler == "" {
+		compiler = "gcc"
+	}
+	out, err := exec.Command(compiler, append(append([]string{}, flags...), args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", compiler, strings.Join(args, " "), err, out)
 	}
 	return nil
 }

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mindtorch/mindtorch/cgo/npushim"
 	"github.com/mindtorch/mindtorch/internal/npuemu"
@@ -32,8 +35,39 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if code == 0 && !testing.Short() {
+		if err := released(); err != nil {
+			fmt.Fprintln(os.Stderr, "after the tests:", err)
+			code = 1
+		}
+	}
 	cleanup()
 	os.Exit(code)
+}
+
+// released checks, after every test, that the emulator's counters are
+// back to zero: no descriptors, executors, events or misuses, and once
+// the garbage collector has returned the tensors no test released and the
+// cache is emptied, no device memory but the streams' workspaces.
+func released() error {
+	if !emulated() {
+		return nil
+	}
+	var c npushim.EmulatorCounters
+	for range 200 {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond) // the allocator's cleanups run after the collection
+		npu.EmptyCache(0)
+		c, _ = npushim.Counters()
+		if c.Bytes == int64(npushim.WorkspaceBytes(0)) {
+			break
+		}
+	}
+	if c.Tensors != 0 || c.Scalars != 0 || c.IntArrays != 0 || c.Executors != 0 || c.Events != 0 || c.Misuses != 0 ||
+		c.Bytes != int64(npushim.WorkspaceBytes(0)) {
+		return fmt.Errorf("emulator counters %+v, workspaces %d bytes", c, npushim.WorkspaceBytes(0))
+	}
+	return nil
 }
 
 // children are the parts of the tests that run in a child process: each
@@ -50,6 +84,9 @@ var children = map[string]func(){
 			// a kernel whose ACLNN symbol is missing declines, and the op runs on the host
 			fmt.Printf("softmax on the host=%d\n", dispatch.CountsOf(kernel.OpSoftmax, device.NPU).HostFallback)
 		}
+		if c, ok := npushim.Counters(); ok {
+			fmt.Printf("misuses=%d\n", c.Misuses)
+		}
 	},
 	// how many executors wait in the queue after two ops
 	"blocking": func() {
@@ -57,6 +94,7 @@ var children = map[string]func(){
 		c, _ := npushim.Counters()
 		fmt.Printf("queued=%d err=%v\n", c.Executors, x.Err())
 	},
+	"workspace-oom": workspaceOOM,
 	// tensors on two devices
 	"two": func() {
 		x, err := torch.Arange(4, torch.WithDType(torch.Float32)).To("npu:1")
@@ -87,9 +125,10 @@ func runChild(t *testing.T, role string, env ...string) string {
 	return string(out)
 }
 
-// settle waits for the device and checks that nothing leaked: no live
-// descriptors or executors, and every device byte held by the allocator
-// or the workspace arena.
+// settle waits for the device and checks that nothing leaked and nothing
+// was misused: no live descriptors, executors or events, no misuse of
+// CANN refused by the emulator, and every device byte held by the
+// allocator or a stream's workspace arena.
 func settle(t *testing.T) {
 	t.Helper()
 	if err := npu.Synchronize(0); err != nil {
@@ -99,8 +138,12 @@ func settle(t *testing.T) {
 	if !ok {
 		return // real CANN: no counters
 	}
-	if c.Tensors != 0 || c.Scalars != 0 || c.IntArrays != 0 || c.Executors != 0 {
-		t.Errorf("live descriptors: %d tensors, %d scalars, %d int arrays, %d executors", c.Tensors, c.Scalars, c.IntArrays, c.Executors)
+	if c.Tensors != 0 || c.Scalars != 0 || c.IntArrays != 0 || c.Executors != 0 || c.Events != 0 {
+		t.Errorf("live descriptors: %d tensors, %d scalars, %d int arrays, %d executors, %d events", c.Tensors, c.Scalars,
+			c.IntArrays, c.Executors, c.Events)
+	}
+	if c.Misuses != 0 {
+		t.Errorf("the emulator refused %d misuses of CANN", c.Misuses)
 	}
 	if want := npu.Stats(0).Reserved + int64(npushim.WorkspaceBytes(0)); c.Bytes != want {
 		t.Errorf("device bytes %d, allocator reserved + workspace %d", c.Bytes, want)
@@ -133,10 +176,26 @@ func TestMissingLibrariesAndSymbols(t *testing.T) {
 	if os.Getenv("MINDTORCH_NPU_REAL") == "1" {
 		t.Skip("real CANN is installed here")
 	}
+	// emulator is a directory with the libraries names (and the core),
+	// copied from one build of all of them per set of defines.
+	built := map[string]string{}
 	emulator := func(names []string, defines ...string) string {
+		key := strings.Join(defines, " ")
+		if _, ok := built[key]; !ok {
+			built[key] = t.TempDir()
+			if err := npuemu.Build(built[key], npuemu.All, defines...); err != nil {
+				t.Fatal(err)
+			}
+		}
 		dir := t.TempDir()
-		if err := npuemu.Build(dir, names, defines...); err != nil {
-			t.Fatal(err)
+		for _, name := range append([]string{npuemu.Core}, names...) {
+			b, err := os.ReadFile(filepath.Join(built[key], name))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, name), b, 0o755)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
 		return dir
 	}
@@ -150,7 +209,15 @@ func TestMissingLibrariesAndSymbols(t *testing.T) {
 		{"no libnnopbase", emulator([]string{"libascendcl.so"}), []string{"available=false reason=libnnopbase.so was not found"}},
 		{"no operator library", emulator([]string{"libacl_rt.so", "libnnopbase.so"}), []string{"available=false reason=no ACLNN operator library"}},
 		{"per-repo operator libraries", emulator([]string{"libacl_rt.so", "libnnopbase.so", "libopapi_math.so", "libopapi_nn.so"}),
-			[]string{"available=true", "symbols_ok=true", "to=<nil>", "softmax=<nil>"}},
+			[]string{"available=true", "symbols_ok=true", "to=<nil>", "softmax=<nil>", "softmax on the host=0", "misuses=0"}},
+		// CANN 8.5 ships both kinds; loading libopapi.so with the others is refused
+		{"both kinds of operator libraries", emulator(npuemu.All),
+			[]string{"available=true", "symbols_ok=true", "to=<nil>", "softmax=<nil>", "softmax on the host=0", "exp=<nil>", "misuses=0"}},
+		{"only libopapi.so", emulator([]string{"libascendcl.so", "libnnopbase.so", "libopapi.so"}),
+			[]string{"available=true", "symbols_ok=true", "softmax=<nil>", "softmax on the host=0", "misuses=0"}},
+		{"no math operator library", emulator([]string{"libascendcl.so", "libnnopbase.so", "libopapi.so", "libopapi_nn.so"}),
+			[]string{"available=true", "symbols_ok=false missing=[aclnnAdd aclnnSub", "softmax=<nil>", "softmax on the host=0",
+				"misuses=0"}},
 		{"a missing op", emulator([]string{"libascendcl.so", "libnnopbase.so", "libopapi.so"}, "-DMTEMU_OMIT_SOFTMAX"),
 			[]string{"available=true", "symbols_ok=false missing=[aclnnSoftmax]", "softmax=<nil>", "softmax on the host=1",
 				"exp=<nil>"}},

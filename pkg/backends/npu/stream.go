@@ -42,7 +42,8 @@ func (s *Stream) WaitEvent(e *Event) error {
 	return statusError("wait_event", npushim.StreamWaitEvent(s.dev, s.h, e.h))
 }
 
-// Close waits for s and destroys it (the default stream stays).
+// Close waits for s, frees its workspace and destroys it (the default
+// stream stays).
 func (s *Stream) Close() error {
 	if s.h == 0 {
 		return nil
@@ -127,7 +128,8 @@ func (e *Event) ElapsedTime(end *Event) (float32, error) {
 	return ms, statusError("elapsed_time", st)
 }
 
-// Close waits for the event and destroys it.
+// Close waits for the event, and for the streams that wait on it to pass
+// their waits (CANN requires it), then destroys it.
 func (e *Event) Close() error {
 	if e.h == 0 {
 		return nil
