@@ -89,8 +89,8 @@ enum {
 	MT_NPU_COPY,                 /* self, src */
 	MT_NPU_FILL,                 /* self; f[0] value */
 	MT_NPU_ZERO,                 /* self */
-	MT_NPU_GELU,                 /* out, a */
-	MT_NPU_ARGMAX,               /* out (int64), a; i[0] dim, flag keepdim */
+	MT_NPU_GELU,                 /* out, a: the tanh approximation (aclnnGelu) */
+	MT_NPU_ARGMAX,               /* out (int32 or int64), a; i[0] dim, flag keepdim */
 	MT_NPU_EQ,                   /* out (bool), a, b (and NE..GE) */
 	MT_NPU_NE,
 	MT_NPU_LT,
@@ -107,6 +107,7 @@ enum {
 	MT_NPU_CLAMP,                /* out, a; f[0] min, f[1] max */
 	MT_NPU_POW,                  /* out, a, exponent */
 	MT_NPU_POW_SCALAR,           /* out, a; f[0] exponent */
+	MT_NPU_GELU_V2,              /* out, a; i[0] approximate (0 erf, 1 tanh); optional in CANN */
 	MT_NPU_NUM_OPS
 };
 

@@ -82,6 +82,7 @@ const (
 	Clamp              = C.MT_NPU_CLAMP
 	Pow                = C.MT_NPU_POW
 	PowScalar          = C.MT_NPU_POW_SCALAR
+	GeluV2             = C.MT_NPU_GELU_V2
 	NumOps             = C.MT_NPU_NUM_OPS
 )
 

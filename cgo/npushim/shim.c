@@ -168,6 +168,7 @@ static const struct {
 	[MT_NPU_CLAMP] = {"aclnnClamp", 2},
 	[MT_NPU_POW] = {"aclnnPowTensorTensor", 3},
 	[MT_NPU_POW_SCALAR] = {"aclnnPowTensorScalar", 2},
+	[MT_NPU_GELU_V2] = {"aclnnGeluV2", 2},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -726,6 +727,8 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		e = ((ws_t_a_b_t)f)(t[1], dims, a->flag != 0, t[0], &wsn, &ex);
 		break;
 	case MT_NPU_MATMUL:
+		/* aclnnMatmulGetWorkspaceSize(self, mat2, out, int8_t cubeMathType, ...):
+		 * hicann/ops-nn matmul/mat_mul_v3/docs/aclnnMatmul.md */
 		e = ((ws_t_t_t_c)f)(t[1], t[2], t[0], (int8_t)a->i[0], &wsn, &ex);
 		break;
 	case MT_NPU_CAST:
@@ -765,6 +768,11 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		break;
 	case MT_NPU_ARGMAX:
 		e = ((ws_t_i_b_t)f)(t[1], a->i[0], a->flag != 0, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_GELU_V2:
+		/* aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y, ...):
+		 * hicann/ops-nn activation/gelu_v2/docs/aclnnGeluV2.md, op_api/aclnn_gelu_v2.cpp */
+		e = ((ws_t_i_t)f)(t[1], a->i[0], t[0], &wsn, &ex);
 		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);

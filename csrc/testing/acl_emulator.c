@@ -38,8 +38,15 @@
  * integer dtypes in wrapping integer arithmetic, floating ones rounded to
  * their dtype, casts by ACL's rules.
  *
+ * Each op takes the dtypes its op_api source lists, per chip (acl_dtypes.h,
+ * written from pkg/backends/npu's table), and refuses the forms CANN refuses
+ * (see "the ops' rules" below); an op's arithmetic follows its doc (aclnnGelu
+ * is the tanh approximation, aclnnGeluV2 either form).
+ *
  * Knobs (environment): MTEMU_DEVICES (default 1), MTEMU_MEMORY_MB (device
- * memory per device, default 4096), MTEMU_SOC (default "Ascend910B3").
+ * memory per device, default 4096), MTEMU_SOC (default "Ascend910B3"; an
+ * Atlas training or inference SoC, such as Ascend910A or Ascend310P3, has
+ * their rules: no bfloat16, no float32 matmul with cubeMathType 0).
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -525,7 +532,7 @@ EXPORT aclIntArray *aclCreateIntArray(const int64_t *v, uint64_t n) {
 	}
 	aclIntArray *a = calloc(1, sizeof *a);
 	a->magic = ARRAY_MAGIC, a->n = n;
-	memcpy(a->v, v, n * sizeof *v);
+	if (n > 0) memcpy(a->v, v, n * sizeof *v); /* an empty array may come with a null pointer */
 	bump(&live_arrays, 1);
 	return a;
 }
@@ -829,7 +836,7 @@ enum op {
 	OP_TANH, OP_THRESHOLD_BACKWARD, OP_SOFTMAX, OP_LOG_SOFTMAX, OP_SOFTMAX_BACKWARD, OP_LOG_SOFTMAX_BACKWARD,
 	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM, OP_GELU,
 	OP_ARGMAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQS, OP_NES, OP_LTS, OP_LES, OP_GTS, OP_GES, OP_WHERE, OP_CLAMP,
-	OP_POW, OP_POWS,
+	OP_POW, OP_POWS, OP_GELU_V2,
 };
 
 typedef struct aclOpExecutor {
@@ -1393,6 +1400,111 @@ static int check_bcast(const aclTensor *in, const aclTensor *out, const char *na
 	return 0;
 }
 
+/* ---- the ops' rules: dtypes per op and chip ---- */
+
+#include "acl_dtypes.h"
+
+/* The ACLNN name of each op, to find its row of acl_dtypes.h. */
+static const char *const op_names[] = {
+	[OP_ADD] = "aclnnAdd", [OP_SUB] = "aclnnSub", [OP_MUL] = "aclnnMul", [OP_DIV] = "aclnnDiv", [OP_ADDS] = "aclnnAdds",
+	[OP_MULS] = "aclnnMuls", [OP_NEG] = "aclnnNeg", [OP_EXP] = "aclnnExp", [OP_LOG] = "aclnnLog", [OP_SQRT] = "aclnnSqrt",
+	[OP_ABS] = "aclnnAbs", [OP_RELU] = "aclnnRelu", [OP_SIGMOID] = "aclnnSigmoid", [OP_TANH] = "aclnnTanh",
+	[OP_THRESHOLD_BACKWARD] = "aclnnThresholdBackward", [OP_SOFTMAX] = "aclnnSoftmax", [OP_LOG_SOFTMAX] = "aclnnLogSoftmax",
+	[OP_SOFTMAX_BACKWARD] = "aclnnSoftmaxBackward", [OP_LOG_SOFTMAX_BACKWARD] = "aclnnLogSoftmaxBackward",
+	[OP_REDUCE_SUM] = "aclnnReduceSum", [OP_MEAN] = "aclnnMean", [OP_AMAX] = "aclnnAmax", [OP_MATMUL] = "aclnnMatmul",
+	[OP_CAST] = "aclnnCast", [OP_COPY] = "aclnnInplaceCopy", [OP_FILL] = "aclnnInplaceFillScalar", [OP_ZERO] = "aclnnInplaceZero",
+	[OP_MAXIMUM] = "aclnnMaximum", [OP_MINIMUM] = "aclnnMinimum", [OP_GELU] = "aclnnGelu", [OP_ARGMAX] = "aclnnArgMax",
+	[OP_EQ] = "aclnnEqTensor", [OP_NE] = "aclnnNeTensor", [OP_LT] = "aclnnLtTensor", [OP_LE] = "aclnnLeTensor",
+	[OP_GT] = "aclnnGtTensor", [OP_GE] = "aclnnGeTensor", [OP_EQS] = "aclnnEqScalar", [OP_NES] = "aclnnNeScalar",
+	[OP_LTS] = "aclnnLtScalar", [OP_LES] = "aclnnLeScalar", [OP_GTS] = "aclnnGtScalar", [OP_GES] = "aclnnGeScalar",
+	[OP_WHERE] = "aclnnSWhere", [OP_CLAMP] = "aclnnClamp", [OP_POW] = "aclnnPowTensorTensor",
+	[OP_POWS] = "aclnnPowTensorScalar", [OP_GELU_V2] = "aclnnGeluV2",
+};
+
+/* soc_a1 reports whether MTEMU_SOC is an Atlas training (the first
+ * Ascend910s) or inference (Ascend310P*) chip: the SoCs torch_npu orders
+ * before Ascend910B1 (torch_npu/csrc/core/npu/NpuVariables.cpp). The rest are
+ * Atlas A2/A3 or later. pkg/backends/npu's chipOf is the same function. */
+static int soc_a1(void) {
+	static const char *const a1[] = {"Ascend910", "Ascend910A", "Ascend910ProA", "Ascend910PremiumA", "Ascend910ProB", "Ascend910B"};
+	const char *s = aclrtGetSocName();
+	if (strncmp(s, "Ascend310P", 10) == 0) return 1;
+	for (size_t i = 0; i < sizeof a1 / sizeof a1[0]; i++)
+		if (strcmp(s, a1[i]) == 0) return 1;
+	return 0;
+}
+
+static const char *dt_name(int dt) {
+	switch (dt) {
+	case DT_FLOAT: return "FLOAT";
+	case DT_FLOAT16: return "FLOAT16";
+	case DT_INT8: return "INT8";
+	case DT_INT32: return "INT32";
+	case DT_UINT8: return "UINT8";
+	case DT_INT16: return "INT16";
+	case DT_INT64: return "INT64";
+	case DT_DOUBLE: return "DOUBLE";
+	case DT_BOOL: return "BOOL";
+	case DT_BF16: return "BFLOAT16";
+	}
+	return "an unknown dtype";
+}
+
+/* find_rule is op name's row of acl_dtypes.h, or NULL. */
+static const struct dtype_rule *find_rule(const char *name) {
+	for (size_t i = 0; i < sizeof dtype_rules / sizeof dtype_rules[0]; i++)
+		if (strcmp(dtype_rules[i].name, name) == 0) return &dtype_rules[i];
+	return NULL;
+}
+
+/* dtype_rules_mask is the dtypes tensor i of the op name takes on this chip. */
+static unsigned long long dtype_rules_mask(const char *name, int i) {
+	const struct dtype_rule *r = find_rule(name);
+	return r && i < r->tensors ? r->dtypes[i] & (soc_a1() ? ~(1ull << DT_BF16) : ~0ull) : 0;
+}
+
+/* check_dtypes refuses a tensor whose dtype op does not take on this chip
+ * (161002, as the op_api sources' OP_CHECK_DTYPE_NOT_SUPPORT), of another
+ * dtype than the others' when the op needs one (OP_CHECK_DTYPE_NOT_MATCH),
+ * or with more dims than op takes. */
+static int check_dtypes(int op, const aclTensor *const *ts, int nt) {
+	const struct dtype_rule *r = find_rule(op_names[op]);
+	if (!r) return fail(ACLNN_ERR_PARAM_INVALID, "%s: no row in acl_dtypes.h (a bug of the emulator)", op_names[op]);
+	for (int i = 0; i < nt && i < r->tensors; i++) {
+		unsigned long long ok = dtype_rules_mask(r->name, i);
+		int dt = ts[i]->dtype;
+		if (dt < 0 || dt >= 64 || !((ok >> dt) & 1))
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor %d has dtype %s, which %s does not support", op_names[op], i,
+				    dt_name(dt), aclrtGetSocName());
+		if (r->same && dt != ts[0]->dtype)
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor %d has dtype %s, tensor 0 %s: they must be the same", op_names[op],
+				    i, dt_name(dt), dt_name(ts[0]->dtype));
+		if (ts[i]->ndim > r->max_dims)
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: tensor %d has %d dims, more than %d", op_names[op], i, ts[i]->ndim,
+				    r->max_dims);
+	}
+	return 0;
+}
+
+/* checked_exec is new_exec for an op whose tensors' dtypes pass check_dtypes. */
+static aclnnStatus checked_exec(int op, aclOpExecutor **out, uint64_t *ws, const aclTensor *const *ts, int nt) {
+	aclnnStatus e = new_exec(op, out, ws, ts, nt);
+	if (e) return e;
+	if (check_dtypes(op, ts, nt)) {
+		drop_exec(*out);
+		return ACLNN_ERR_PARAM_INVALID;
+	}
+	return 0;
+}
+
+/* can_cast is PyTorch's canCast, which aclnn's OP_CHECK_RESULT_DTYPE_CAST_FAILED
+ * applies: no floating to integer or bool, no integer to bool. */
+static int can_cast(int from, int to) {
+	if (is_float(from)) return is_float(to);
+	if (from != DT_BOOL) return to != DT_BOOL;
+	return 1;
+}
+
 #define TWO_PHASE(Name)                                                                                            \
 	EXPORT aclnnStatus aclnn##Name(void *ws, uint64_t wsSize, aclOpExecutor *x, void *stream) {                    \
 		return execute(ws, wsSize, x, stream, "aclnn" #Name);                                                      \
@@ -1403,7 +1515,7 @@ static aclnnStatus binary_ws(int op, const aclTensor *self, const aclTensor *oth
 			     uint64_t *ws, aclOpExecutor **x, const char *name) {
 	const aclTensor *ts[3] = {out, self, other};
 	if (alpha && alpha->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: alpha is not a live scalar", name);
-	aclnnStatus e = new_exec(op, x, ws, ts, 3);
+	aclnnStatus e = checked_exec(op, x, ws, ts, 3);
 	if (e) return e;
 	if (check_bcast(self, out, name) || check_bcast(other, out, name)) {
 		drop_exec(*x);
@@ -1472,7 +1584,7 @@ TWO_PHASE(PowTensorScalar)
 EXPORT aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *cond, const aclTensor *self, const aclTensor *other, aclTensor *out,
 					       uint64_t *ws, aclOpExecutor **x) {
 	const aclTensor *ts[4] = {out, cond, self, other};
-	aclnnStatus e = new_exec(OP_WHERE, x, ws, ts, 4);
+	aclnnStatus e = checked_exec(OP_WHERE, x, ws, ts, 4);
 	if (e) return e;
 	if (check_bcast(cond, out, "aclnnSWhere") || check_bcast(self, out, "aclnnSWhere") || check_bcast(other, out, "aclnnSWhere")) {
 		drop_exec(*x);
@@ -1487,7 +1599,7 @@ EXPORT aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const aclSc
 	if (!lo || lo->magic != SCALAR_MAGIC || !hi || hi->magic != SCALAR_MAGIC)
 		return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnClamp: a bound is not a live scalar");
 	const aclTensor *ts[2] = {out, self};
-	aclnnStatus e = new_exec(OP_CLAMP, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(OP_CLAMP, x, ws, ts, 2);
 	if (e) return e;
 	if (check_same(self, out, "aclnnClamp")) {
 		drop_exec(*x);
@@ -1503,7 +1615,7 @@ static aclnnStatus scalar_ws(int op, const aclTensor *self, const aclScalar *oth
 	if (!other || other->magic != SCALAR_MAGIC || (alpha && alpha->magic != SCALAR_MAGIC))
 		return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: a scalar is not live", name);
 	const aclTensor *ts[2] = {out, self};
-	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(op, x, ws, ts, 2);
 	if (e) return e;
 	if (check_same(self, out, name)) {
 		drop_exec(*x);
@@ -1528,7 +1640,7 @@ TWO_PHASE(Muls)
 static aclnnStatus unary_ws(int op, const aclTensor *self, const aclTensor *out, uint64_t *ws, aclOpExecutor **x,
 			    const char *name) {
 	const aclTensor *ts[2] = {out, self};
-	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(op, x, ws, ts, 2);
 	if (e) return e;
 	if (check_same(self, out, name)) {
 		drop_exec(*x);
@@ -1552,17 +1664,34 @@ UNARY(Abs, OP_ABS)
 UNARY(Relu, OP_RELU)
 UNARY(Sigmoid, OP_SIGMOID)
 UNARY(Tanh, OP_TANH)
-UNARY(Gelu, OP_GELU)
+UNARY(Gelu, OP_GELU) /* the tanh approximation (hicann/ops-nn activation/gelu/docs/aclnnGelu.md) */
+
+#ifndef MTEMU_OMIT_GELU_V2 /* tests build a library without it: older CANN lacks it */
+/* aclnnGeluV2(x, approximate, y): 0 is the exact (erf) form, 1 the tanh one
+ * (hicann/ops-nn activation/gelu_v2/docs/aclnnGeluV2.md). */
+EXPORT aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor *self, int64_t approximate, aclTensor *out, uint64_t *ws,
+					       aclOpExecutor **x) {
+	aclnnStatus e = unary_ws(OP_GELU_V2, self, out, ws, x, "aclnnGeluV2");
+	if (e) return e;
+	if (approximate != 0 && approximate != 1) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnGeluV2: approximate is %lld, not 0 (none) or 1 (tanh)", (long long)approximate);
+	}
+	(*x)->dim = approximate;
+	return 0;
+}
+TWO_PHASE(GeluV2)
+#endif
 
 EXPORT aclnnStatus aclnnArgMaxGetWorkspaceSize(const aclTensor *self, int64_t dim, bool keep, aclTensor *out, uint64_t *ws,
 					       aclOpExecutor **x) {
 	const aclTensor *ts[2] = {out, self};
-	aclnnStatus e = new_exec(OP_ARGMAX, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(OP_ARGMAX, x, ws, ts, 2);
 	if (e) return e;
 	int n = self->ndim;
-	if (dim < -n || dim >= (n > 0 ? n : 1) || out->dtype != DT_INT64) {
+	if (dim < -n || dim >= (n > 0 ? n : 1)) {
 		drop_exec(*x);
-		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnArgMax: dim %lld out of range or out not int64", (long long)dim);
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnArgMax: dim %lld out of range", (long long)dim);
 	}
 	(*x)->dim = dim < 0 ? dim + n : dim;
 	(*x)->keep = keep;
@@ -1584,7 +1713,7 @@ EXPORT aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(const aclTensor *grad,
 	if (!threshold || threshold->magic != SCALAR_MAGIC)
 		return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnThresholdBackward: threshold is not a live scalar");
 	const aclTensor *ts[3] = {out, grad, self};
-	aclnnStatus e = new_exec(OP_THRESHOLD_BACKWARD, x, ws, ts, 3);
+	aclnnStatus e = checked_exec(OP_THRESHOLD_BACKWARD, x, ws, ts, 3);
 	if (e) return e;
 	if (check_same(grad, out, "aclnnThresholdBackward") || check_same(self, out, "aclnnThresholdBackward")) {
 		drop_exec(*x);
@@ -1598,7 +1727,7 @@ TWO_PHASE(ThresholdBackward)
 static aclnnStatus along_ws(int op, const aclTensor *a, const aclTensor *b, int64_t dim, aclTensor *out, uint64_t *ws,
 			    aclOpExecutor **x, const char *name) {
 	const aclTensor *ts[3] = {out, a, b};
-	aclnnStatus e = new_exec(op, x, ws, ts, b ? 3 : 2);
+	aclnnStatus e = checked_exec(op, x, ws, ts, b ? 3 : 2);
 	if (e) return e;
 	int n = a->ndim;
 	if (check_same(a, out, name) || (b && check_same(b, out, name)) || dim < -n || dim >= (n > 0 ? n : 1)) {
@@ -1635,25 +1764,46 @@ EXPORT aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(const aclTensor *grad
 }
 TWO_PHASE(LogSoftmaxBackward)
 
+/* reduce_ws checks a reduction as hicann/ops-math's aclnn_reduce_sum.cpp,
+ * aclnn_mean.cpp and aclnn_amax.cpp do: dims in range (a 0-dim self takes
+ * [-1, 0]) and not repeated, empty dims meaning every dim; ReduceSum's dtype
+ * must be out's; Mean's must be castable from self's and to out's (its
+ * dtypes exclude BOOL, acl_dtypes.h); Amax's out must have self's dtype
+ * (acl_dtypes.h) and it reduces no dim of size 0. The executor keeps the
+ * dtype in dim. */
 static aclnnStatus reduce_ws(int op, const aclTensor *self, const aclIntArray *dims, bool keep, int dtype, aclTensor *out,
 			     uint64_t *ws, aclOpExecutor **x, const char *name) {
 	if (!dims || dims->magic != ARRAY_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: dims is not a live array", name);
 	const aclTensor *ts[2] = {out, self};
-	aclnnStatus e = new_exec(op, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(op, x, ws, ts, 2);
 	if (e) return e;
-	int n = self->ndim, seen[MAXDIM] = {0};
+	int n = self->ndim, range = n > 0 ? n : 1, seen[MAXDIM] = {0};
 	for (uint64_t i = 0; i < dims->n; i++) {
-		int64_t d = dims->v[i] < 0 ? dims->v[i] + n : dims->v[i];
-		if (d < 0 || d >= n || seen[d]) {
+		int64_t d = dims->v[i] < 0 ? dims->v[i] + range : dims->v[i];
+		if (d < 0 || d >= range || seen[d]) {
 			drop_exec(*x);
-			return fail(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range or repeated", name, (long long)dims->v[i]);
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: dim %lld out of range [%d, %d] or repeated", name, (long long)dims->v[i],
+				    -range, range - 1);
+		}
+		if (op == OP_AMAX && n > 0 && self->dims[d] == 0) {
+			drop_exec(*x);
+			return fail(ACLNN_ERR_PARAM_INVALID, "%s: Expected reduction dim %lld to have non-zero size", name, (long long)d);
 		}
 		seen[d] = 1;
-		(*x)->dims[(*x)->ndims++] = d;
 	}
-	if (dtype >= 0 && dtype != out->dtype) {
+	for (int i = 0; i < n; i++) {
+		if (dims->n == 0) seen[i] = 1; /* empty dims: every dim */
+		if (seen[i]) (*x)->dims[(*x)->ndims++] = i;
+	}
+	const char *why = NULL;
+	if (op == OP_REDUCE_SUM && dtype != out->dtype) why = "its dtype argument differs from out's dtype";
+	if (op == OP_MEAN && (!can_cast(self->dtype, dtype) || !can_cast(dtype, out->dtype)))
+		why = "self's dtype cannot be cast to its dtype argument, or that to out's";
+	if (op == OP_MEAN && (dtype < 0 || dtype >= 64 || !((dtype_rules_mask("aclnnMean", 1) >> dtype) & 1))) why = "its dtype argument is not supported";
+	if (why) {
 		drop_exec(*x);
-		return fail(ACLNN_ERR_PARAM_INVALID, "%s: dtype %d differs from out's %d", name, dtype, out->dtype);
+		return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s (self %s, dtype %d, out %s)", name, why, dt_name(self->dtype), dtype,
+			    dt_name(out->dtype));
 	}
 	/* out: self's shape with the reduced dims dropped (or 1 with keep) */
 	int k = 0;
@@ -1671,6 +1821,7 @@ static aclnnStatus reduce_ws(int op, const aclTensor *self, const aclIntArray *d
 		return fail(ACLNN_ERR_PARAM_INVALID, "%s: out's rank does not match the reduction", name);
 	}
 	(*x)->keep = keep;
+	(*x)->dim = dtype;
 	return 0;
 }
 
@@ -1688,16 +1839,39 @@ TWO_PHASE(Mean)
 
 EXPORT aclnnStatus aclnnAmaxGetWorkspaceSize(const aclTensor *self, const aclIntArray *dims, bool keep, aclTensor *out,
 					     uint64_t *ws, aclOpExecutor **x) {
-	return reduce_ws(OP_AMAX, self, dims, keep, -1, out, ws, x, "aclnnAmax");
+	return reduce_ws(OP_AMAX, self, dims, keep, self && self->magic == TENSOR_MAGIC ? self->dtype : -1, out, ws, x, "aclnnAmax");
 }
 TWO_PHASE(Amax)
 
+/* cube_rule says why aclnnMatmul refuses cubeMathType cube for inputs of
+ * dtypes a and b on this chip (NULL when it takes it): hicann/ops-nn
+ * matmul/mat_mul_v3/docs/aclnnMatmul.md. */
+static const char *cube_rule(int a, int b, int cube) {
+	int bf = a == DT_BF16 || b == DT_BF16, f32 = promote(a, b) == DT_FLOAT;
+	if (cube < 0 || cube > 4) return "cubeMathType is not 0 to 4";
+	if (bf && a != b) return "BFLOAT16 with FLOAT16 or FLOAT32 cannot be deduced";
+	if (soc_a1()) {
+		if (f32 && cube == 0) return "FLOAT32 with cubeMathType 0 (KEEP_DTYPE) is not supported on Atlas training and inference chips";
+		if (cube == 3) return "cubeMathType 3 (USE_HF32) is not supported on Atlas training and inference chips";
+	} else {
+		if (bf && cube == 2) return "cubeMathType 2 (USE_FP16) is not supported with BFLOAT16";
+		if (!f32 && cube == 3) return "cubeMathType 3 (USE_HF32) takes only FLOAT32";
+	}
+	return NULL;
+}
+
 EXPORT aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cube,
 					       uint64_t *ws, aclOpExecutor **x) {
-	(void)cube;
 	const aclTensor *ts[3] = {out, self, mat2};
-	aclnnStatus e = new_exec(OP_MATMUL, x, ws, ts, 3);
+	aclnnStatus e = checked_exec(OP_MATMUL, x, ws, ts, 3);
 	if (e) return e;
+	const char *why = cube_rule(self->dtype, mat2->dtype, cube);
+	if (why) {
+		drop_exec(*x);
+		return fail(ACLNN_ERR_PARAM_INVALID, "aclnnMatmul: %s (%s, %s, cubeMathType %d, %s)", why, dt_name(self->dtype),
+			    dt_name(mat2->dtype), cube, aclrtGetSocName());
+	}
+	(*x)->dim = cube;
 	/* 2-D and batched (3-D and more, batch dims broadcast) */
 	if (self->ndim < 2 || mat2->ndim < 2 || out->ndim < 2 || self->dims[self->ndim - 1] != mat2->dims[mat2->ndim - 2] ||
 	    out->dims[out->ndim - 2] != self->dims[self->ndim - 2] || out->dims[out->ndim - 1] != mat2->dims[mat2->ndim - 1]) {
@@ -1710,7 +1884,7 @@ TWO_PHASE(Matmul)
 
 EXPORT aclnnStatus aclnnInplaceCopyGetWorkspaceSize(aclTensor *self, const aclTensor *src, uint64_t *ws, aclOpExecutor **x) {
 	const aclTensor *ts[2] = {self, src};
-	aclnnStatus e = new_exec(OP_COPY, x, ws, ts, 2);
+	aclnnStatus e = checked_exec(OP_COPY, x, ws, ts, 2);
 	if (e) return e;
 	if (check_bcast(src, self, "aclnnInplaceCopy")) {
 		drop_exec(*x);
@@ -1724,7 +1898,7 @@ EXPORT aclnnStatus aclnnInplaceFillScalarGetWorkspaceSize(aclTensor *self, const
 							  aclOpExecutor **x) {
 	if (!value || value->magic != SCALAR_MAGIC) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclnnInplaceFillScalar: value is not live");
 	const aclTensor *ts[1] = {self};
-	aclnnStatus e = new_exec(OP_FILL, x, ws, ts, 1);
+	aclnnStatus e = checked_exec(OP_FILL, x, ws, ts, 1);
 	if (e) return e;
 	(*x)->s[0] = *value;
 	return 0;
@@ -1733,7 +1907,7 @@ TWO_PHASE(InplaceFillScalar)
 
 EXPORT aclnnStatus aclnnInplaceZeroGetWorkspaceSize(aclTensor *self, uint64_t *ws, aclOpExecutor **x) {
 	const aclTensor *ts[1] = {self};
-	return new_exec(OP_ZERO, x, ws, ts, 1);
+	return checked_exec(OP_ZERO, x, ws, ts, 1);
 }
 TWO_PHASE(InplaceZero)
 
@@ -1812,6 +1986,9 @@ static int64_t int_elem(const aclOpExecutor *x, int ct, const char *p1, const ch
 	return a;
 }
 
+/* gelu_tanh is GELU's tanh approximation, aclnnGelu's formula. */
+static double gelu_tanh(double a) { return 0.5 * a * (1 + tanh(sqrt(2 / M_PI) * (a + 0.044715 * a * a * a))); }
+
 /* float_elem computes a floating op on the elements p1 and p2 (compute dtype ct). */
 static double float_elem(const aclOpExecutor *x, int ct, const char *p1, const char *p2) {
 	double a = get_f(ct, x->t[1].dtype, p1), b = x->nt > 2 && p2 ? get_f(ct, x->t[2].dtype, p2) : 0;
@@ -1835,7 +2012,8 @@ static double float_elem(const aclOpExecutor *x, int ct, const char *p1, const c
 	case OP_RELU: return a > 0 ? a : (isnan(a) ? a : 0);
 	case OP_SIGMOID: return 1 / (1 + exp(-a));
 	case OP_TANH: return tanh(a);
-	case OP_GELU: return 0.5 * a * (1 + erf(a / sqrt(2.0)));
+	case OP_GELU: return gelu_tanh(a);
+	case OP_GELU_V2: return x->dim ? gelu_tanh(a) : 0.5 * a * (1 + erf(a / sqrt(2.0)));
 	}
 	return a;
 }
@@ -1895,10 +2073,11 @@ static void run_along(aclOpExecutor *x) {
 }
 
 /* run_reduce: ReduceSum computes in its dtype (out's), Amax in self's, Mean
- * in a floating dtype; integer sums wrap. */
+ * in its dtype (a floating one); integer sums wrap. */
 static void run_reduce(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1];
-	int ct = x->op == OP_AMAX ? a->dtype : x->op == OP_MEAN ? float_type(out->dtype) : out->dtype, isint = !is_float(ct);
+	/* Amax in self's dtype; ReduceSum and Mean cast self to their dtype argument first */
+	int ct = x->op == OP_AMAX ? a->dtype : x->op == OP_MEAN ? float_type((int)x->dim) : (int)x->dim, isint = !is_float(ct);
 	int reduced[MAXDIM] = {0};
 	for (int i = 0; i < x->ndims; i++) reduced[x->dims[i]] = 1;
 	int64_t on = numel(out), an = numel(a);
@@ -1933,9 +2112,18 @@ static void run_reduce(aclOpExecutor *x) {
 	free(cnt);
 }
 
+/* run_matmul: the cube unit multiplies in the inputs' promoted dtype, or in
+ * float16 for float32 inputs with cubeMathType 1 or 2 on Atlas training and
+ * inference chips (aclnnMatmul.md), or in HF32 for float32 with 1 or 3 on
+ * A2/A3 ([?] modelled as 11 stored significand bits), and accumulates in
+ * float32 (its L0C buffer) by fused multiply-adds, so that float32 overflow
+ * is +-inf as BLAS's; the result is rounded to out's dtype. [?] The order of
+ * accumulation is the row's, not the device's blocks'. */
 static void run_matmul(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0], *a = &x->t[1], *b = &x->t[2];
-	int ct = promote(a->dtype, b->dtype);
+	int ct = promote(a->dtype, b->dtype), cube = (int)x->dim;
+	int mt = ct == DT_FLOAT && soc_a1() && (cube == 1 || cube == 2) ? DT_FLOAT16 : ct;
+	int hf32 = ct == DT_FLOAT && !soc_a1() && (cube == 1 || cube == 3);
 	int64_t m = a->dims[a->ndim - 2], k = a->dims[a->ndim - 1], n = b->dims[b->ndim - 1];
 	int64_t batches = m * n != 0 ? numel(out) / (m * n) : 0;
 	for (int64_t bi = 0; bi < batches; bi++) {
@@ -1951,17 +2139,15 @@ static void run_matmul(aclOpExecutor *x) {
 		int sa = elem_size(a->dtype), sb = elem_size(b->dtype), so = elem_size(out->dtype);
 		for (int64_t i = 0; i < m; i++)
 			for (int64_t j = 0; j < n; j++) {
-				double s = 0;
-				int64_t is = 0;
+				float acc = 0;
 				for (int64_t p = 0; p < k; p++) {
 					const char *pa = a->data + (oa + i * a->strides[a->ndim - 2] + p * a->strides[a->ndim - 1]) * sa;
 					const char *pb = b->data + (ob + p * b->strides[b->ndim - 2] + j * b->strides[b->ndim - 1]) * sb;
-					if (is_float(ct)) s += get_f(ct, a->dtype, pa) * get_f(ct, b->dtype, pb);
-					else is = iadd(is, imul(get_i(ct, a->dtype, pa), get_i(ct, b->dtype, pb)));
+					double va = get_f(mt, a->dtype, pa), vb = get_f(mt, b->dtype, pb);
+					if (hf32) va = round_bits(va, 12, -126, 127), vb = round_bits(vb, 12, -126, 127);
+					acc = (float)fma(va, vb, acc);
 				}
-				char *po = out->data + (oo + i * out->strides[out->ndim - 2] + j * out->strides[out->ndim - 1]) * so;
-				if (is_float(ct)) store_f(out->dtype, po, rnd(ct, s));
-				else store_i(out->dtype, po, wrap(ct, is));
+				store_f(out->dtype, out->data + (oo + i * out->strides[out->ndim - 2] + j * out->strides[out->ndim - 1]) * so, acc);
 			}
 	}
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct aclTensor aclTensor;
@@ -75,6 +76,12 @@ OP(GtScalar, const aclTensor *, const aclScalar *, aclTensor *)
 OP(EqTensor, const aclTensor *, const aclTensor *, aclTensor *)
 OP(Softmax, const aclTensor *, int64_t, aclTensor *)
 OP(Muls, const aclTensor *, const aclScalar *, aclTensor *)
+OP(Gelu, const aclTensor *, aclTensor *)
+OP(GeluV2, const aclTensor *, int64_t, aclTensor *)
+OP(Matmul, const aclTensor *, const aclTensor *, aclTensor *, int8_t)
+OP(Mean, const aclTensor *, const aclIntArray *, bool, int, aclTensor *)
+OP(Amax, const aclTensor *, const aclIntArray *, bool, aclTensor *)
+OP(Relu, const aclTensor *, aclTensor *)
 
 static int failures;
 #define CHECK(cond, what)                                                                                          \
@@ -97,11 +104,11 @@ static void *no_context(void *arg) {
 
 /* ---- integer extremes: the arithmetic is exact per dtype ---- */
 
-enum { F32 = 0, F16 = 1, I32 = 3, U8 = 4, I64 = 9, BOOL = 12 };
+enum { F32 = 0, F16 = 1, I32 = 3, U8 = 4, I64 = 9, F64 = 11, BOOL = 12, BF16 = 27 };
 
 static void *stream;
-static void *bufs[64];
-static aclTensor *tensors[64];
+static void *bufs[128];
+static aclTensor *tensors[128];
 static int nbufs, ntensors;
 
 /* vec makes a 1-D device tensor of n elements of dtype dt (size bytes
@@ -383,6 +390,118 @@ static void libraries(const char *dir) {
 	free_vecs();
 }
 
+/* REFUSED checks that the first phase of op Name refuses its arguments with 161002. */
+#define REFUSED(what, Name, ...)                                                                                   \
+	do {                                                                                                       \
+		uint64_t ws_ = 0;                                                                                  \
+		aclOpExecutor *ex_ = NULL;                                                                         \
+		CHECK(aclnn##Name##GetWorkspaceSize(__VA_ARGS__, &ws_, &ex_) == 161002, what);                    \
+		CHECK(aclGetRecentErrMsg() != NULL, what ": with a message");                                      \
+	} while (0)
+
+/* mat makes a 2-D tensor of rows x cols of dtype dt from float32 values. */
+static aclTensor *mat(int dt, int64_t rows, int64_t cols, const float *v) {
+	aclTensor *t = vec(dt, dt == F32 || dt == I32 ? 4 : dt == F64 ? 8 : 2, rows * cols, NULL);
+	if (v) {
+		aclTensor *src = vec(F32, 4, rows * cols, v);
+		RUN(Cast, src, dt, t);
+	}
+	/* the same memory as a rows x cols view */
+	int64_t shape[2] = {rows, cols}, stride[2] = {cols, 1}, storage = rows * cols;
+	aclTensor *m = aclCreateTensor(shape, 2, dt, stride, 0, 2, &storage, 1, bufs[nbufs - (v ? 2 : 1)]);
+	tensors[ntensors++] = m;
+	return m;
+}
+
+/* The ops' rules: GELU's forms, aclnnMatmul's dtypes and cubeMathType per
+ * chip, its float32 accumulation, the reductions' dtype and dims rules, the
+ * dtype tables. */
+static void op_rules(void) {
+	nbufs = ntensors = 0; /* integer_extremes freed its own */
+	float x[2] = {-2.7f, 1.0f}, got[2];
+	aclTensor *a = vec(F32, 4, 2, x), *o = vec(F32, 4, 2, NULL);
+	RUN(Gelu, a, o);
+	data(0, got, sizeof got);
+	double t0 = 0.5 * -2.7 * (1 + tanh(sqrt(2 / M_PI) * (-2.7 + 0.044715 * -2.7 * -2.7 * -2.7)));
+	double e0 = 0.5 * -2.7 * (1 + erf(-2.7 / sqrt(2.0)));
+	CHECK(fabs(got[0] - t0) < 1e-6 && fabs(got[0] - e0) > 1e-4, "aclnnGelu is the tanh approximation");
+	RUN(GeluV2, a, 0, o);
+	data(0, got, sizeof got);
+	CHECK(fabs(got[0] - e0) < 1e-6, "aclnnGeluV2 with approximate 0 is exact (erf)");
+	RUN(GeluV2, a, 1, o);
+	data(0, got, sizeof got);
+	CHECK(fabs(got[0] - t0) < 1e-6, "aclnnGeluV2 with approximate 1 is the tanh form");
+	REFUSED("aclnnGeluV2 takes approximate 0 or 1", GeluV2, a, 2, o);
+	aclTensor *d = vec(F64, 8, 2, NULL), *od = vec(F64, 8, 2, NULL);
+	REFUSED("aclnnGelu takes no DOUBLE", Gelu, d, od);
+	REFUSED("aclnnRelu takes no DOUBLE", Relu, d, od);
+
+	/* matmul: [1 + 2^-12] @ [1]: float16 has no such value */
+	float one_eps[1] = {1.0f + 1.0f / 4096}, one[1] = {1}, big[2] = {1e38f, 1e38f}, pm[2] = {10, -10}, r[1];
+	aclTensor *ma = mat(F32, 1, 1, one_eps), *mb = mat(F32, 1, 1, one), *mo = mat(F32, 1, 1, NULL);
+	void *mo_data = bufs[nbufs - 1];
+	RUN(Matmul, ma, mb, mo, 0);
+	data(0, r, sizeof r);
+	CHECK(r[0] == one_eps[0], "Ascend910B3: float32 matmul with cubeMathType 0 keeps float32");
+	REFUSED("Ascend910B3: cubeMathType 3 takes only FLOAT32", Matmul, mat(F16, 1, 1, NULL), mat(F16, 1, 1, NULL), mat(F16, 1, 1, NULL), 3);
+	REFUSED("Ascend910B3: cubeMathType 2 takes no BFLOAT16", Matmul, mat(BF16, 1, 1, NULL), mat(BF16, 1, 1, NULL),
+		mat(BF16, 1, 1, NULL), 2);
+	REFUSED("aclnnMatmul takes no DOUBLE", Matmul, mat(F64, 1, 1, NULL), mat(F64, 1, 1, NULL), mat(F64, 1, 1, NULL), 0);
+	REFUSED("aclnnMatmul takes no INT32", Matmul, mat(I32, 1, 1, NULL), mat(I32, 1, 1, NULL), mat(I32, 1, 1, NULL), 0);
+	aclTensor *wa = mat(F32, 1, 2, big), *wb = mat(F32, 2, 1, pm), *wo = mat(F32, 1, 1, NULL);
+	RUN(Matmul, wa, wb, wo, 0);
+	data(0, r, sizeof r);
+	CHECK(isinf(r[0]) && r[0] > 0, "float32 matmul accumulates in float32 by fused multiply-adds: [1e38 1e38] @ [10 -10] is +inf");
+	setenv("MTEMU_SOC", "Ascend910A", 1);
+	REFUSED("Ascend910A: FLOAT32 with cubeMathType 0 is refused", Matmul, ma, mb, mo, 0);
+	REFUSED("Ascend910A: cubeMathType 3 is refused", Matmul, ma, mb, mo, 3);
+	REFUSED("Ascend910A: no BFLOAT16", Relu, vec(BF16, 2, 2, NULL), vec(BF16, 2, 2, NULL));
+	RUN(Matmul, ma, mb, mo, 2);
+	aclrtMemcpy(r, sizeof r, mo_data, sizeof r, 2);
+	CHECK(r[0] == 1.0f, "Ascend910A: float32 matmul with cubeMathType 2 computes in float16");
+	unsetenv("MTEMU_SOC");
+
+	/* reductions */
+	int64_t xs[4] = {1, 2, 3, 4}, sum, three = 3, zero = 0, minus1 = -1, one_elem = 1, no_dims[1] = {0}, st[1] = {1};
+	aclTensor *v4 = vec(I64, 8, 4, xs);
+	vec(I64, 8, 1, NULL);
+	void *isum = bufs[nbufs - 1];
+	aclTensor *scalar = aclCreateTensor(no_dims, 0, I64, st, 0, 2, &one_elem, 1, isum); /* 0-dim int64 out */
+	tensors[ntensors++] = scalar;
+	vec(F32, 4, 1, NULL);
+	void *fsum = bufs[nbufs - 1];
+	aclTensor *fscalar = aclCreateTensor(no_dims, 0, F32, st, 0, 2, &one_elem, 1, fsum); /* 0-dim float32 out */
+	tensors[ntensors++] = fscalar;
+	vec(I64, 8, 1, &three);
+	aclTensor *zd = aclCreateTensor(no_dims, 0, I64, st, 0, 2, &one_elem, 1, bufs[nbufs - 1]); /* 0-dim self: 3 */
+	tensors[ntensors++] = zd;
+	aclIntArray *empty = aclCreateIntArray(NULL, 0), *d0 = aclCreateIntArray(&zero, 1), *dm1 = aclCreateIntArray(&minus1, 1),
+		    *d3 = aclCreateIntArray(&three, 1);
+
+	RUN(ReduceSum, v4, empty, false, I64, scalar);
+	aclrtMemcpy(&sum, 8, isum, 8, 2);
+	CHECK(sum == 10, "aclnnReduceSum with empty dims reduces every dim");
+	RUN(ReduceSum, zd, d0, false, I64, scalar);
+	aclrtMemcpy(&sum, 8, isum, 8, 2);
+	CHECK(sum == 3, "a 0-dim self takes dim 0");
+	RUN(Amax, zd, dm1, false, scalar);
+	REFUSED("a 0-dim self takes dims -1 and 0 only", ReduceSum, zd, d3, false, I64, scalar);
+	REFUSED("aclnnReduceSum's dtype must be out's", ReduceSum, v4, empty, false, F32, scalar);
+	REFUSED("aclnnAmax's out must have self's dtype", Amax, v4, empty, false, fscalar);
+	uint8_t flags[4] = {1, 0, 1, 1};
+	REFUSED("aclnnMean takes no BOOL", Mean, vec(BOOL, 1, 4, flags), empty, false, F32, fscalar);
+	REFUSED("aclnnMean's dtype must be castable to out's", Mean, vec(F32, 4, 4, NULL), empty, false, F32, scalar);
+	float mean = 0;
+	RUN(Mean, v4, empty, false, F32, fscalar);
+	aclrtMemcpy(&mean, 4, fsum, 4, 2);
+	CHECK(mean == 2.5f, "aclnnMean casts self to its dtype first");
+	aclDestroyIntArray(d3);
+	aclDestroyIntArray(empty), aclDestroyIntArray(d0), aclDestroyIntArray(dm1);
+	for (int i = 0; i < ntensors; i++) aclDestroyTensor(tensors[i]);
+	for (int i = 0; i < nbufs; i++) aclrtFree(bufs[i]);
+	ntensors = nbufs = 0;
+}
+
 int main(int argc, char **argv) {
 	CHECK(aclInit(NULL) == 0, "aclInit");
 	CHECK(aclInit(NULL) == 100002, "a second aclInit answers ACL_ERROR_REPEAT_INITIALIZE");
@@ -433,6 +552,8 @@ int main(int argc, char **argv) {
 	integer_extremes();
 	nbufs = ntensors = 0;
 	streams_and_events();
+	nbufs = ntensors = 0;
+	op_rules();
 	CHECK(aclrtDestroyStream(s) == 0, "aclrtDestroyStream");
 	mtemu_counters(c, 10);
 	CHECK(c[0] == 0 && c[6] == 0, "counters: nothing live at the end");

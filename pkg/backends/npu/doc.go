@@ -11,6 +11,13 @@
 // (LD_LIBRARY_PATH). MINDTORCH_LAUNCH_BLOCKING=1 waits for the device after
 // every op, to find the op that failed.
 //
+// Each ACLNN op takes only some dtypes, per chip (dtypes.go; docs/npu-ops.md
+// lists them with their sources): a call the op would refuse runs by the
+// op's decomposition or on the host instead. Matrix products pass
+// torch_npu's cubeMathType for the SoC (0, KEEP_DTYPE, on Atlas A2/A3; 2,
+// USE_FP16, on the older Atlas training and inference chips);
+// MINDTORCH_NPU_CUBE_MATH_TYPE=0..4 overrides it.
+//
 // Work runs in order on one stream per device; only copies to the host
 // (Item, ToSlice, To("cpu")) and Synchronize wait for it.
 //

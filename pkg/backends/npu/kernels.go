@@ -48,6 +48,9 @@ func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) er
 	if c.Device.Type != device.NPU {
 		dev = deviceOf(ops)
 	}
+	if err := checkDTypes(op, ops); err != nil {
+		return err
+	}
 	ts := make([]npushim.Tensor, len(ops))
 	for i, o := range ops {
 		t, err := tensor(o, dev)
@@ -76,7 +79,7 @@ var binaryOps = map[kernel.OpID]int{kernel.OpAdd: npushim.Add, kernel.OpSub: npu
 
 var unaryOps = map[kernel.OpID]int{kernel.OpNeg: npushim.Neg, kernel.OpExp: npushim.Exp, kernel.OpLog: npushim.Log,
 	kernel.OpSqrt: npushim.Sqrt, kernel.OpAbs: npushim.Abs, kernel.OpRelu: npushim.Relu, kernel.OpSigmoid: npushim.Sigmoid,
-	kernel.OpTanh: npushim.Tanh, kernel.OpGelu: npushim.Gelu}
+	kernel.OpTanh: npushim.Tanh}
 
 func init() {
 	for op, n := range binaryOps {
@@ -146,33 +149,10 @@ func init() {
 			return launch(c, n, a, ops...)
 		})
 	}
-	reductions := map[kernel.OpID]int{kernel.OpSum: npushim.ReduceSum, kernel.OpMean: npushim.Mean, kernel.OpAmax: npushim.Amax}
-	for op, n := range reductions {
-		kernel.Register(op, device.NPU, func(c *kernel.Call) error {
-			a := &npushim.Attrs{DType: aclDType[c.Out[0].DType]}
-			if c.KeepDim {
-				a.Flag = 1
-			}
-			dims := c.Dims
-			if len(c.In[0].Shape) == 0 {
-				// A 0-dim input's dim 0 (or -1) is PyTorch's, not ACLNN's,
-				// whose empty dims mean every dim (cann-api.md 13.3).
-				dims = nil
-			} else if len(dims) == 0 { // every dim
-				for d := range c.In[0].Shape {
-					dims = append(dims, d)
-				}
-			}
-			for i, d := range dims {
-				a.I[i] = int64(d)
-			}
-			a.NI = int32(len(dims))
-			if c.In[0].DType != c.Out[0].DType && n != npushim.Amax {
-				return kernel.Errorf(kernel.ErrNotImplemented, "%s to another dtype is not on the NPU", c.Op)
-			}
-			return launch(c, n, a, &c.Out[0], &c.In[0])
-		})
-	}
+	kernel.Register(kernel.OpGelu, device.NPU, geluKernel)
+	kernel.Register(kernel.OpSum, device.NPU, reduceKernel(npushim.ReduceSum))
+	kernel.Register(kernel.OpMean, device.NPU, reduceKernel(npushim.Mean))
+	kernel.Register(kernel.OpAmax, device.NPU, reduceKernel(npushim.Amax))
 	kernel.Register(kernel.OpMm, device.NPU, matmulKernel)
 	kernel.Register(kernel.OpBmm, device.NPU, matmulKernel)
 	kernel.Register(kernel.OpAddmm, device.NPU, addmmKernel)
@@ -217,15 +197,79 @@ func binaryKernel(n int) kernel.KernelFunc {
 	}
 }
 
+// geluKernel runs gelu: the exact form (approximate='none') by
+// aclnnGeluV2(x, 0, y), the tanh form by aclnnGelu, which is the tanh
+// approximation (hicann/ops-nn activation/gelu/docs/aclnnGelu.md). A CANN
+// without aclnnGeluV2 declines the exact form, which then runs on the host.
+func geluKernel(c *kernel.Call) error {
+	switch c.Mode {
+	case kernel.GeluTanh:
+		return launch(c, npushim.Gelu, nil, &c.Out[0], &c.In[0])
+	case kernel.GeluNone:
+		// aclnnGeluV2GetWorkspaceSize(x, int64_t approximate, y, ...): ops-nn activation/gelu_v2/docs/aclnnGeluV2.md
+		return launch(c, npushim.GeluV2, &npushim.Attrs{I: [npushim.MaxDims]int64{0}}, &c.Out[0], &c.In[0])
+	}
+	return kernel.Errorf(kernel.ErrNotImplemented, "this form of %s is not on the NPU", c.Op)
+}
+
+// reduceKernel runs sum (aclnnReduceSum), mean (aclnnMean) or amax
+// (aclnnAmax) over the call's dims. ReduceSum and Mean cast self to their
+// dtype argument, which we pass as out's, as ReduceSum requires (hicann/ops-math
+// math/reduce_sum/op_api/aclnn_reduce_sum.cpp CheckDtypeValid), so a sum of
+// int32 to int64 is one call, as PyTorch's result dtype asks. Mean takes no
+// bool (math/reduce_mean/op_api/aclnn_mean.cpp: the dtype table declines it;
+// pkg/torch casts before a mean with dtype=). Amax needs out's dtype to be
+// self's (math/reduce_max/op_api/aclnn_amax.cpp): the table declines another.
+func reduceKernel(n int) kernel.KernelFunc {
+	return func(c *kernel.Call) error {
+		in, out := &c.In[0], &c.Out[0]
+		a := &npushim.Attrs{DType: aclDType[out.DType]}
+		if c.KeepDim {
+			a.Flag = 1
+		}
+		dims := c.Dims
+		if len(in.Shape) == 0 {
+			// A 0-dim input's dim 0 (or -1) is PyTorch's: ACLNN takes [-1, 0]
+			// too, and its empty dims mean every dim (cann-api.md 13.3).
+			dims = nil
+		} else if len(dims) == 0 { // every dim, named
+			for d := range in.Shape {
+				dims = append(dims, d)
+			}
+		}
+		for i, d := range dims {
+			a.I[i] = int64(d)
+		}
+		a.NI = int32(len(dims))
+		return launch(c, n, a, out, in)
+	}
+}
+
+// matmulKernel runs mm and bmm by aclnnMatmul with the SoC's cubeMathType.
 func matmulKernel(c *kernel.Call) error {
-	return launch(c, npushim.Matmul, nil, &c.Out[0], &c.In[0], &c.In[1])
+	return launch(c, npushim.Matmul, matmulAttrs(), &c.Out[0], &c.In[0], &c.In[1])
+}
+
+func matmulAttrs() *npushim.Attrs {
+	return &npushim.Attrs{I: [npushim.MaxDims]int64{cubeMathType()}}
 }
 
 // addmmKernel is beta*input + alpha*(a @ b): the product into the output,
 // scaled, then the input added (ignored when beta is 0, as in PyTorch).
+// Every launch is checked first: the output may be the input (addmm_), so
+// the call must not decline after the product overwrote it.
 func addmmKernel(c *kernel.Call) error {
 	out := &c.Out[0]
-	if err := launch(c, npushim.Matmul, nil, out, &c.In[1], &c.In[2]); err != nil {
+	for _, step := range []struct {
+		op  int
+		ops []*kernel.Operand
+	}{{npushim.Matmul, []*kernel.Operand{out, &c.In[1], &c.In[2]}}, {npushim.Muls, []*kernel.Operand{out, out}},
+		{npushim.Add, []*kernel.Operand{out, out, &c.In[0]}}} {
+		if err := checkDTypes(step.op, step.ops); err != nil {
+			return err
+		}
+	}
+	if err := launch(c, npushim.Matmul, matmulAttrs(), out, &c.In[1], &c.In[2]); err != nil {
 		return err
 	}
 	beta, alpha := c.Scalars[0], c.Scalars[1]

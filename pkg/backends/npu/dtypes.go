@@ -1,0 +1,223 @@
+package npu
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mindtorch/mindtorch/cgo/npushim"
+	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+)
+
+// The ACLNN ops take only some dtypes, per op and per chip; a call with
+// another one fails with 161002 (ACLNN_ERR_PARAM_INVALID). opRules is the
+// one table of what each op the shim calls takes, written from the op's
+// dtype lists in its op_api source (docs/npu-ops.md gives the sources).
+// launch checks every call against it first and declines (ErrNotImplemented)
+// a call the op would refuse, so that the dispatcher runs the op by its
+// decomposition or on the host instead. The emulator refuses exactly what the
+// table refuses: it includes csrc/testing/acl_dtypes.h, written from this
+// table (TestDTypeHeaderIsCurrent fails when the two differ).
+//
+//go:generate env MINDTORCH_NPU_REAL=1 MINDTORCH_WRITE_DTYPE_HEADER=1 go test -run TestDTypeHeaderIsCurrent .
+
+// dset is a set of dtypes, a bit per ACL dtype number.
+type dset uint64
+
+// The ACL numbers of the dtypes (aclDType) as sets.
+const (
+	f32  dset = 1 << 0
+	f16  dset = 1 << 1
+	i8   dset = 1 << 2
+	i32  dset = 1 << 3
+	u8   dset = 1 << 4
+	i16  dset = 1 << 6
+	i64  dset = 1 << 9
+	f64  dset = 1 << 11
+	bl   dset = 1 << 12
+	bf16 dset = 1 << 27
+
+	anyDType = f32 | f16 | i8 | i32 | u8 | i16 | i64 | f64 | bl | bf16
+	floating = f32 | f16 | f64 | bf16
+)
+
+// has reports whether the ACL dtype number dt is in s.
+func (s dset) has(dt int32) bool { return dt >= 0 && dt < 64 && s&(1<<uint(dt)) != 0 }
+
+// chip is a family of SoCs with one set of dtype rules.
+type chip int
+
+const (
+	// chipA2 is Atlas A2 and A3 (Ascend910B*, Ascend910_93*) and later.
+	chipA2 chip = iota
+	// chipA1 is Atlas training (the first Ascend910s) and Atlas inference
+	// (Ascend310P*): no bfloat16, no float32 matmul kept in float32.
+	chipA1
+)
+
+// chipOf is the family of the SoC aclrtGetSocName names. torch_npu's
+// SocVersion orders the first Ascend910s (Ascend910A, Ascend910ProA,
+// Ascend910PremiumA, Ascend910ProB, Ascend910B) and Ascend310P* before
+// Ascend910B1 (Ascend/pytorch torch_npu/csrc/core/npu/NpuVariables.cpp); the
+// rest, and an unknown name, are Atlas A2 or later. The emulator's soc_class
+// (csrc/testing/acl_emulator.c) is the same function.
+func chipOf(soc string) chip {
+	switch {
+	case strings.HasPrefix(soc, "Ascend310P"):
+		return chipA1
+	case soc == "Ascend910", soc == "Ascend910A", soc == "Ascend910ProA", soc == "Ascend910PremiumA",
+		soc == "Ascend910ProB", soc == "Ascend910B":
+		return chipA1
+	}
+	return chipA2
+}
+
+// opRule is what one ACLNN op takes: the dtypes of each tensor in the
+// shim's order (the output first) on Atlas A2/A3, whether all its tensors
+// must have one dtype, and the most dims. On Atlas training and inference
+// chips bfloat16 is refused everywhere.
+type opRule struct {
+	name    string
+	tensors []dset
+	same    bool
+	maxDims int
+}
+
+// allows reports whether tensor i may have ACL dtype dt on chip c.
+func (r *opRule) allows(i int, dt int32, c chip) bool {
+	s := r.tensors[i]
+	if c == chipA1 {
+		s &^= bf16
+	}
+	return s.has(dt)
+}
+
+// Dtype sets shared by several ops. Each op's source is in docs/npu-ops.md.
+const (
+	negDTypes     = i8 | i32 | i64 | f16 | f32 | f64 | bf16
+	expIn         = f32 | f16 | f64 | bl | i64 | bf16
+	reluDTypes    = f32 | f16 | i8 | u8 | i32 | i64 | bf16
+	tanhDTypes    = anyDType &^ f64
+	thresholdDTs  = f32 | i32 | f16 | i8 | u8 | bf16
+	softmaxDTypes = f32 | f16 | f64 | bf16
+	cubeDTypes    = f32 | f16 | bf16
+	geluDTypes    = f32 | f16 | bf16
+	noBool        = anyDType &^ bl
+)
+
+func rule(name string, tensors ...dset) opRule {
+	return opRule{name: name, tensors: tensors, maxDims: 8}
+}
+
+// sameRule is rule for an op whose tensors must all have one dtype
+// (OP_CHECK_DTYPE_NOT_MATCH in its source).
+func sameRule(name string, tensors ...dset) opRule {
+	r := rule(name, tensors...)
+	r.same = true
+	return r
+}
+
+// opRules is indexed by the shim's op number.
+var opRules = [npushim.NumOps]opRule{
+	npushim.Add:                rule("aclnnAdd", anyDType, anyDType, anyDType),
+	npushim.Sub:                rule("aclnnSub", anyDType, anyDType, anyDType),
+	npushim.Mul:                rule("aclnnMul", anyDType, anyDType, anyDType),
+	npushim.Div:                rule("aclnnDiv", anyDType, anyDType, anyDType),
+	npushim.Maximum:            rule("aclnnMaximum", anyDType, anyDType, anyDType),
+	npushim.Minimum:            rule("aclnnMinimum", anyDType, anyDType, anyDType),
+	npushim.Adds:               rule("aclnnAdds", anyDType, anyDType),
+	npushim.Muls:               rule("aclnnMuls", anyDType, anyDType),
+	npushim.Neg:                rule("aclnnNeg", anyDType, negDTypes),
+	npushim.Exp:                rule("aclnnExp", floating, expIn),
+	npushim.Log:                rule("aclnnLog", floating, anyDType),
+	npushim.Sqrt:               rule("aclnnSqrt", floating, anyDType),
+	npushim.Abs:                sameRule("aclnnAbs", anyDType, anyDType),
+	npushim.Relu:               sameRule("aclnnRelu", reluDTypes, reluDTypes),
+	npushim.Sigmoid:            rule("aclnnSigmoid", floating, anyDType),
+	npushim.Tanh:               rule("aclnnTanh", f32|f16|bf16, tanhDTypes),
+	npushim.ThresholdBackward:  sameRule("aclnnThresholdBackward", thresholdDTs, thresholdDTs, thresholdDTs),
+	npushim.Softmax:            rule("aclnnSoftmax", softmaxDTypes, softmaxDTypes),
+	npushim.LogSoftmax:         rule("aclnnLogSoftmax", softmaxDTypes, softmaxDTypes),
+	npushim.SoftmaxBackward:    rule("aclnnSoftmaxBackward", softmaxDTypes, softmaxDTypes, softmaxDTypes),
+	npushim.LogSoftmaxBackward: rule("aclnnLogSoftmaxBackward", softmaxDTypes, softmaxDTypes, softmaxDTypes),
+	npushim.ReduceSum:          rule("aclnnReduceSum", anyDType, anyDType),
+	npushim.Mean:               rule("aclnnMean", noBool, noBool),
+	npushim.Amax:               sameRule("aclnnAmax", anyDType, anyDType),
+	npushim.Matmul:             {name: "aclnnMatmul", tensors: []dset{cubeDTypes, cubeDTypes, cubeDTypes}, maxDims: 6},
+	npushim.Cast:               rule("aclnnCast", anyDType, anyDType),
+	npushim.Copy:               rule("aclnnInplaceCopy", anyDType, anyDType),
+	npushim.Fill:               rule("aclnnInplaceFillScalar", anyDType),
+	npushim.Zero:               rule("aclnnInplaceZero", anyDType),
+	npushim.Gelu:               sameRule("aclnnGelu", geluDTypes, geluDTypes),
+	npushim.GeluV2:             sameRule("aclnnGeluV2", geluDTypes, geluDTypes),
+	npushim.ArgMax:             rule("aclnnArgMax", i32|i64, noBool),
+	npushim.Eq:                 rule("aclnnEqTensor", anyDType, anyDType, anyDType),
+	npushim.Ne:                 rule("aclnnNeTensor", anyDType, anyDType, anyDType),
+	npushim.Lt:                 rule("aclnnLtTensor", anyDType, anyDType, anyDType),
+	npushim.Le:                 rule("aclnnLeTensor", anyDType, anyDType, anyDType),
+	npushim.Gt:                 rule("aclnnGtTensor", anyDType, anyDType, anyDType),
+	npushim.Ge:                 rule("aclnnGeTensor", anyDType, anyDType, anyDType),
+	npushim.EqScalar:           rule("aclnnEqScalar", anyDType, anyDType),
+	npushim.NeScalar:           rule("aclnnNeScalar", anyDType, anyDType),
+	npushim.LtScalar:           rule("aclnnLtScalar", anyDType, anyDType),
+	npushim.LeScalar:           rule("aclnnLeScalar", anyDType, anyDType),
+	npushim.GtScalar:           rule("aclnnGtScalar", anyDType, anyDType),
+	npushim.GeScalar:           rule("aclnnGeScalar", anyDType, anyDType),
+	npushim.Where:              rule("aclnnSWhere", anyDType, bl|u8, anyDType, anyDType),
+	npushim.Clamp:              rule("aclnnClamp", noBool, noBool),
+	npushim.Pow:                rule("aclnnPowTensorTensor", noBool, noBool, noBool),
+	npushim.PowScalar:          rule("aclnnPowTensorScalar", noBool, noBool),
+}
+
+// checkDTypes returns ErrNotImplemented, naming the op, the dtype and the
+// chip, when op would refuse one of the operands (in the shim's order) on
+// the loaded SoC.
+func checkDTypes(op int, ops []*kernel.Operand) error {
+	r := &opRules[op]
+	c := chipOf(state.soc)
+	for i, o := range ops {
+		dt, ok := aclDType[o.DType]
+		if ok && i < len(r.tensors) && !r.allows(i, dt, c) {
+			return kernel.Errorf(kernel.ErrNotImplemented, "%s takes no %s (tensor %d) on %s", r.name, o.DType.Name(), i, socName())
+		}
+		if r.same && o.DType != ops[0].DType {
+			return kernel.Errorf(kernel.ErrNotImplemented, "%s needs one dtype for all its tensors, got %s and %s", r.name,
+				ops[0].DType.Name(), o.DType.Name())
+		}
+		if len(o.Shape) > r.maxDims {
+			return kernel.Errorf(kernel.ErrNotImplemented, "%s takes at most %d dims, got %d", r.name, r.maxDims, len(o.Shape))
+		}
+	}
+	return nil
+}
+
+// socName is the SoC for messages.
+func socName() string {
+	if state.soc == "" {
+		return "this NPU (its SoC name is unknown)"
+	}
+	return state.soc
+}
+
+// The cubeMathType values of aclnnMatmul (ops-nn matmul/mat_mul_v3/docs/aclnnMatmul.md).
+const (
+	cubeKeepDType = 0 // compute in the input dtype
+	cubeUseFP16   = 2 // float32 computed in float16
+)
+
+// cubeMathType is the cubeMathType passed to aclnnMatmul: what torch_npu
+// passes by default, or MINDTORCH_NPU_CUBE_MATH_TYPE (0 to 4) when set.
+// torch_npu's CalcuOpUtil::GetCubeMathType combines allow_hf32 (off for
+// matmul by default) and allow_fp32_to_fp16, which is on for the SoCs before
+// Ascend910B1 (EnvVariables.cpp IsAllowFP32ToFP16): 0 (KEEP_DTYPE) on Atlas
+// A2/A3, 2 (USE_FP16) on Atlas training and inference chips, where float32
+// with 0 is refused (Ascend/pytorch torch_npu/csrc/framework/utils/CalcuOpUtil.cpp).
+func cubeMathType() int64 {
+	if v, err := strconv.Atoi(os.Getenv("MINDTORCH_NPU_CUBE_MATH_TYPE")); err == nil && v >= 0 && v <= 4 {
+		return int64(v)
+	}
+	if chipOf(state.soc) == chipA1 {
+		return cubeUseFP16
+	}
+	return cubeKeepDType
+}
