@@ -108,6 +108,73 @@ enum {
 	MT_NPU_POW,                  /* out, a, exponent */
 	MT_NPU_POW_SCALAR,           /* out, a; f[0] exponent */
 	MT_NPU_GELU_V2,              /* out, a; i[0] approximate (0 erf, 1 tanh); optional in CANN */
+	/* ---- pointwise math ops ---- */
+	MT_NPU_SIN,                  /* out, a (and the unary ops down to MT_NPU_SELU) */
+	MT_NPU_COS,
+	MT_NPU_TAN,
+	MT_NPU_ASIN,
+	MT_NPU_ACOS,
+	MT_NPU_ATAN,
+	MT_NPU_ASINH,
+	MT_NPU_ACOSH,
+	MT_NPU_ATANH,
+	MT_NPU_SINH,
+	MT_NPU_COSH,
+	MT_NPU_ERF,
+	MT_NPU_ERFC,
+	MT_NPU_ERFINV,
+	MT_NPU_EXP2,
+	MT_NPU_EXPM1,
+	MT_NPU_LOG2,
+	MT_NPU_LOG10,
+	MT_NPU_LOG1P,
+	MT_NPU_RSQRT,
+	MT_NPU_RECIPROCAL,
+	MT_NPU_SINC,
+	MT_NPU_SIGN,
+	MT_NPU_FLOOR,
+	MT_NPU_CEIL,
+	MT_NPU_ROUND,
+	MT_NPU_TRUNC,
+	MT_NPU_FRAC,
+	MT_NPU_IS_INF,
+	MT_NPU_IS_FINITE,
+	MT_NPU_IS_POS_INF,
+	MT_NPU_IS_NEG_INF,
+	MT_NPU_SIGNBIT,
+	MT_NPU_BITWISE_NOT,
+	MT_NPU_LOGICAL_NOT,
+	MT_NPU_SILU,
+	MT_NPU_LOG_SIGMOID,
+	MT_NPU_HARDSWISH,
+	MT_NPU_HARDSIGMOID,
+	MT_NPU_MISH,
+	MT_NPU_SELU,
+	MT_NPU_LEAKY_RELU,           /* out, a; scalar 0 the negative slope */
+	MT_NPU_CELU,                 /* out, a; scalar 0 alpha */
+	MT_NPU_ELU,                  /* out, a; scalar 0 alpha, scalar 1 both scale and input scale */
+	MT_NPU_SOFTPLUS,             /* out, a; scalar 0 beta, scalar 1 threshold */
+	MT_NPU_HARDTANH,             /* out, a; scalar 0 min, scalar 1 max */
+	MT_NPU_LOGIT,                /* out, a; f[0] eps (double, negative: none) */
+	MT_NPU_NAN_TO_NUM,           /* out, a; f[0] nan, f[1] posinf, i[0] the bits of the double neginf (passed as floats) */
+	MT_NPU_REMAINDER,            /* out, a, b (and the binary ops down to MT_NPU_LOGICAL_XOR) */
+	MT_NPU_FMOD,
+	MT_NPU_ATAN2,
+	MT_NPU_LOGADDEXP,
+	MT_NPU_BITWISE_AND,
+	MT_NPU_BITWISE_OR,
+	MT_NPU_BITWISE_XOR,
+	MT_NPU_LOGICAL_AND,
+	MT_NPU_LOGICAL_OR,
+	MT_NPU_LOGICAL_XOR,
+	MT_NPU_CLAMP_TENSOR,         /* out, a, min, max */
+	MT_NPU_LERP,                 /* out, start, end, weight */
+	MT_NPU_LERPS,                /* out, start, end; scalar 0 weight */
+	MT_NPU_ALL,                  /* out, a; i[0..ni) dims, flag keepdim */
+	MT_NPU_ANY,                  /* out, a; i[0..ni) dims, flag keepdim */
+	MT_NPU_LOGSUMEXP,            /* out, a; i[0..ni) dims, flag keepdim */
+	MT_NPU_VAR,                  /* out, a; i[0..ni) dims, flag keepdim, si[0] correction (aclnnVarCorrection) */
+	MT_NPU_STD,                  /* out, a; i[0..ni) dims, flag keepdim, si[0] correction */
 	MT_NPU_NUM_OPS
 };
 

@@ -169,6 +169,73 @@ static const struct {
 	[MT_NPU_POW] = {"aclnnPowTensorTensor", 3},
 	[MT_NPU_POW_SCALAR] = {"aclnnPowTensorScalar", 2},
 	[MT_NPU_GELU_V2] = {"aclnnGeluV2", 2},
+	/* ---- pointwise math ops ---- (prototypes and sources: docs/npu-ops.md) */
+	[MT_NPU_SIN] = {"aclnnSin", 2},
+	[MT_NPU_COS] = {"aclnnCos", 2},
+	[MT_NPU_TAN] = {"aclnnTan", 2},
+	[MT_NPU_ASIN] = {"aclnnAsin", 2},
+	[MT_NPU_ACOS] = {"aclnnAcos", 2},
+	[MT_NPU_ATAN] = {"aclnnAtan", 2},
+	[MT_NPU_ASINH] = {"aclnnAsinh", 2},
+	[MT_NPU_ACOSH] = {"aclnnAcosh", 2},
+	[MT_NPU_ATANH] = {"aclnnAtanh", 2},
+	[MT_NPU_SINH] = {"aclnnSinh", 2},
+	[MT_NPU_COSH] = {"aclnnCosh", 2},
+	[MT_NPU_ERF] = {"aclnnErf", 2},
+	[MT_NPU_ERFC] = {"aclnnErfc", 2},
+	[MT_NPU_ERFINV] = {"aclnnErfinv", 2},
+	[MT_NPU_EXP2] = {"aclnnExp2", 2},
+	[MT_NPU_EXPM1] = {"aclnnExpm1", 2},
+	[MT_NPU_LOG2] = {"aclnnLog2", 2},
+	[MT_NPU_LOG10] = {"aclnnLog10", 2},
+	[MT_NPU_LOG1P] = {"aclnnLog1p", 2},
+	[MT_NPU_RSQRT] = {"aclnnRsqrt", 2},
+	[MT_NPU_RECIPROCAL] = {"aclnnReciprocal", 2},
+	[MT_NPU_SINC] = {"aclnnSinc", 2},
+	[MT_NPU_SIGN] = {"aclnnSign", 2},
+	[MT_NPU_FLOOR] = {"aclnnFloor", 2},
+	[MT_NPU_CEIL] = {"aclnnCeil", 2},
+	[MT_NPU_ROUND] = {"aclnnRound", 2},
+	[MT_NPU_TRUNC] = {"aclnnTrunc", 2},
+	[MT_NPU_FRAC] = {"aclnnFrac", 2},
+	[MT_NPU_IS_INF] = {"aclnnIsInf", 2},
+	[MT_NPU_IS_FINITE] = {"aclnnIsFinite", 2},
+	[MT_NPU_IS_POS_INF] = {"aclnnIsPosInf", 2},
+	[MT_NPU_IS_NEG_INF] = {"aclnnIsNegInf", 2},
+	[MT_NPU_SIGNBIT] = {"aclnnSignbit", 2},
+	[MT_NPU_BITWISE_NOT] = {"aclnnBitwiseNot", 2},
+	[MT_NPU_LOGICAL_NOT] = {"aclnnLogicalNot", 2},
+	[MT_NPU_SILU] = {"aclnnSilu", 2},
+	[MT_NPU_LOG_SIGMOID] = {"aclnnLogSigmoid", 2},
+	[MT_NPU_HARDSWISH] = {"aclnnHardswish", 2},
+	[MT_NPU_HARDSIGMOID] = {"aclnnHardsigmoid", 2},
+	[MT_NPU_MISH] = {"aclnnMish", 2},
+	[MT_NPU_SELU] = {"aclnnSelu", 2},
+	[MT_NPU_LEAKY_RELU] = {"aclnnLeakyRelu", 2},
+	[MT_NPU_CELU] = {"aclnnCelu", 2},
+	[MT_NPU_ELU] = {"aclnnElu", 2},
+	[MT_NPU_SOFTPLUS] = {"aclnnSoftplus", 2},
+	[MT_NPU_HARDTANH] = {"aclnnHardtanh", 2},
+	[MT_NPU_LOGIT] = {"aclnnLogit", 2},
+	[MT_NPU_NAN_TO_NUM] = {"aclnnNanToNum", 2},
+	[MT_NPU_REMAINDER] = {"aclnnRemainderTensorTensor", 3},
+	[MT_NPU_FMOD] = {"aclnnFmodTensor", 3},
+	[MT_NPU_ATAN2] = {"aclnnAtan2", 3},
+	[MT_NPU_LOGADDEXP] = {"aclnnLogAddExp", 3},
+	[MT_NPU_BITWISE_AND] = {"aclnnBitwiseAndTensor", 3},
+	[MT_NPU_BITWISE_OR] = {"aclnnBitwiseOrTensor", 3},
+	[MT_NPU_BITWISE_XOR] = {"aclnnBitwiseXorTensor", 3},
+	[MT_NPU_LOGICAL_AND] = {"aclnnLogicalAnd", 3},
+	[MT_NPU_LOGICAL_OR] = {"aclnnLogicalOr", 3},
+	[MT_NPU_LOGICAL_XOR] = {"aclnnLogicalXor", 3},
+	[MT_NPU_CLAMP_TENSOR] = {"aclnnClampTensor", 4},
+	[MT_NPU_LERP] = {"aclnnLerp", 4},
+	[MT_NPU_LERPS] = {"aclnnLerps", 3},
+	[MT_NPU_ALL] = {"aclnnAll", 2},
+	[MT_NPU_ANY] = {"aclnnAny", 2},
+	[MT_NPU_LOGSUMEXP] = {"aclnnLogSumExp", 2},
+	[MT_NPU_VAR] = {"aclnnVarCorrection", 2},
+	[MT_NPU_STD] = {"aclnnStd", 2},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -660,6 +727,13 @@ typedef aclnnStatus (*ws_self_s)(aclTensor *, const aclScalar *, uint64_t *, acl
 typedef aclnnStatus (*ws_self)(aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_i_b_t)(const aclTensor *, int64_t, bool, aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_t_t_t)(const aclTensor *, const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
+/* ---- pointwise math ops ---- */
+typedef aclnnStatus (*ws_t_s_s_s_t)(const aclTensor *, const aclScalar *, const aclScalar *, const aclScalar *, aclTensor *,
+				    uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_f64_t)(const aclTensor *, double, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_f_f_f_t)(const aclTensor *, float, float, float, aclTensor *, uint64_t *, aclOpExecutor **);
+typedef aclnnStatus (*ws_t_a_i_b_t)(const aclTensor *, const aclIntArray *, int64_t, bool, aclTensor *, uint64_t *,
+				    aclOpExecutor **);
 
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
@@ -773,6 +847,51 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		/* aclnnGeluV2GetWorkspaceSize(const aclTensor *x, int64_t approximate, aclTensor *y, ...):
 		 * hicann/ops-nn activation/gelu_v2/docs/aclnnGeluV2.md, op_api/aclnn_gelu_v2.cpp */
 		e = ((ws_t_i_t)f)(t[1], a->i[0], t[0], &wsn, &ex);
+		break;
+	/* ---- pointwise math ops ---- (the unary ones are the default case) */
+	case MT_NPU_LEAKY_RELU: case MT_NPU_CELU:
+		/* aclnnLeakyReluGetWorkspaceSize(self, negativeSlope, out, ...), aclnnCeluGetWorkspaceSize(self, alpha, out, ...) */
+		s[0] = scalar(a, 0);
+		e = ((ws_t_s_t)f)(t[1], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ELU:
+		/* aclnnEluGetWorkspaceSize(self, alpha, scale, inputScale, out, ...): one scalar serves as scale and
+		 * inputScale (both 1 for torch's elu) */
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
+		e = ((ws_t_s_s_s_t)f)(t[1], s[0], s[1], s[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SOFTPLUS: case MT_NPU_HARDTANH:
+		/* aclnnSoftplusGetWorkspaceSize(self, beta, threshold, out, ...), aclnnHardtanhGetWorkspaceSize(self, min, max, out, ...) */
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
+		e = ((ws_t_s_s_t)f)(t[1], s[0], s[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_LOGIT: /* aclnnLogitGetWorkspaceSize(input, double eps, out, ...) */
+		e = ((ws_t_f64_t)f)(t[1], a->f[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_NAN_TO_NUM: { /* aclnnNanToNumGetWorkspaceSize(self, float nan, float posinf, float neginf, out, ...) */
+		double neginf;
+		memcpy(&neginf, &a->i[0], sizeof neginf);
+		e = ((ws_t_f_f_f_t)f)(t[1], (float)a->f[0], (float)a->f[1], (float)neginf, t[0], &wsn, &ex);
+		break;
+	}
+	case MT_NPU_REMAINDER: case MT_NPU_FMOD: case MT_NPU_ATAN2: case MT_NPU_LOGADDEXP: case MT_NPU_BITWISE_AND:
+	case MT_NPU_BITWISE_OR: case MT_NPU_BITWISE_XOR: case MT_NPU_LOGICAL_AND: case MT_NPU_LOGICAL_OR: case MT_NPU_LOGICAL_XOR:
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_CLAMP_TENSOR: case MT_NPU_LERP: /* (self, min, max, out), (self, end, weight, out) */
+		e = ((ws_t_t_t_t)f)(t[1], t[2], t[3], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_LERPS: /* aclnnLerpsGetWorkspaceSize(self, end, const aclScalar *weight, out, ...) */
+		s[0] = scalar(a, 0);
+		e = ((ws_t_t_s_t)f)(t[1], t[2], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ALL: case MT_NPU_ANY: case MT_NPU_LOGSUMEXP: /* (self, dims, keepdim, out) */
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_b_t)f)(t[1], dims, a->flag != 0, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_VAR: case MT_NPU_STD: /* (self, dims, int64_t correction, keepdim, out) */
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_i_b_t)f)(t[1], dims, a->si[0], a->flag != 0, t[0], &wsn, &ex);
 		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);

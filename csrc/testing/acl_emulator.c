@@ -837,6 +837,17 @@ enum op {
 	OP_REDUCE_SUM, OP_MEAN, OP_AMAX, OP_MATMUL, OP_CAST, OP_COPY, OP_FILL, OP_ZERO, OP_MAXIMUM, OP_MINIMUM, OP_GELU,
 	OP_ARGMAX, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_EQS, OP_NES, OP_LTS, OP_LES, OP_GTS, OP_GES, OP_WHERE, OP_CLAMP,
 	OP_POW, OP_POWS, OP_GELU_V2,
+	/* ---- pointwise math ops ---- (emu_pointwise_ops.inc; OP_PW_FIRST..OP_PW_LAST) */
+	OP_PW_SIN, OP_PW_FIRST = OP_PW_SIN, OP_PW_COS, OP_PW_TAN, OP_PW_ASIN, OP_PW_ACOS, OP_PW_ATAN, OP_PW_ASINH,
+	OP_PW_ACOSH, OP_PW_ATANH, OP_PW_SINH, OP_PW_COSH, OP_PW_ERF, OP_PW_ERFC, OP_PW_ERFINV, OP_PW_EXP2, OP_PW_EXPM1,
+	OP_PW_LOG2, OP_PW_LOG10, OP_PW_LOG1P, OP_PW_RSQRT, OP_PW_RECIPROCAL, OP_PW_SINC, OP_PW_SIGN, OP_PW_FLOOR,
+	OP_PW_CEIL, OP_PW_ROUND, OP_PW_TRUNC, OP_PW_FRAC, OP_PW_IS_INF, OP_PW_IS_FINITE, OP_PW_IS_POS_INF, OP_PW_IS_NEG_INF,
+	OP_PW_SIGNBIT, OP_PW_BITWISE_NOT, OP_PW_LOGICAL_NOT, OP_PW_SILU, OP_PW_LOG_SIGMOID, OP_PW_HARDSWISH,
+	OP_PW_HARDSIGMOID, OP_PW_MISH, OP_PW_SELU, OP_PW_LEAKY_RELU, OP_PW_CELU, OP_PW_ELU, OP_PW_SOFTPLUS, OP_PW_HARDTANH,
+	OP_PW_LOGIT, OP_PW_NAN_TO_NUM, OP_PW_REMAINDER, OP_PW_FMOD, OP_PW_ATAN2, OP_PW_LOGADDEXP, OP_PW_BITWISE_AND,
+	OP_PW_BITWISE_OR, OP_PW_BITWISE_XOR, OP_PW_LOGICAL_AND, OP_PW_LOGICAL_OR, OP_PW_LOGICAL_XOR, OP_PW_CLAMP_TENSOR,
+	OP_PW_LERP, OP_PW_LERPS, OP_PW_ALL, OP_PW_ANY, OP_PW_LOGSUMEXP, OP_PW_VAR, OP_PW_STD,
+	OP_PW_LAST = OP_PW_STD,
 };
 
 typedef struct aclOpExecutor {
@@ -1419,7 +1430,32 @@ static const char *const op_names[] = {
 	[OP_LTS] = "aclnnLtScalar", [OP_LES] = "aclnnLeScalar", [OP_GTS] = "aclnnGtScalar", [OP_GES] = "aclnnGeScalar",
 	[OP_WHERE] = "aclnnSWhere", [OP_CLAMP] = "aclnnClamp", [OP_POW] = "aclnnPowTensorTensor",
 	[OP_POWS] = "aclnnPowTensorScalar", [OP_GELU_V2] = "aclnnGeluV2",
+	/* ---- pointwise math ops ---- */
+	[OP_PW_SIN] = "aclnnSin", [OP_PW_COS] = "aclnnCos", [OP_PW_TAN] = "aclnnTan", [OP_PW_ASIN] = "aclnnAsin",
+	[OP_PW_ACOS] = "aclnnAcos", [OP_PW_ATAN] = "aclnnAtan", [OP_PW_ASINH] = "aclnnAsinh", [OP_PW_ACOSH] = "aclnnAcosh",
+	[OP_PW_ATANH] = "aclnnAtanh", [OP_PW_SINH] = "aclnnSinh", [OP_PW_COSH] = "aclnnCosh", [OP_PW_ERF] = "aclnnErf",
+	[OP_PW_ERFC] = "aclnnErfc", [OP_PW_ERFINV] = "aclnnErfinv", [OP_PW_EXP2] = "aclnnExp2",
+	[OP_PW_EXPM1] = "aclnnExpm1", [OP_PW_LOG2] = "aclnnLog2", [OP_PW_LOG10] = "aclnnLog10",
+	[OP_PW_LOG1P] = "aclnnLog1p", [OP_PW_RSQRT] = "aclnnRsqrt", [OP_PW_RECIPROCAL] = "aclnnReciprocal",
+	[OP_PW_SINC] = "aclnnSinc", [OP_PW_SIGN] = "aclnnSign", [OP_PW_FLOOR] = "aclnnFloor", [OP_PW_CEIL] = "aclnnCeil",
+	[OP_PW_ROUND] = "aclnnRound", [OP_PW_TRUNC] = "aclnnTrunc", [OP_PW_FRAC] = "aclnnFrac",
+	[OP_PW_IS_INF] = "aclnnIsInf", [OP_PW_IS_FINITE] = "aclnnIsFinite", [OP_PW_IS_POS_INF] = "aclnnIsPosInf",
+	[OP_PW_IS_NEG_INF] = "aclnnIsNegInf", [OP_PW_SIGNBIT] = "aclnnSignbit", [OP_PW_BITWISE_NOT] = "aclnnBitwiseNot",
+	[OP_PW_LOGICAL_NOT] = "aclnnLogicalNot", [OP_PW_SILU] = "aclnnSilu", [OP_PW_LOG_SIGMOID] = "aclnnLogSigmoid",
+	[OP_PW_HARDSWISH] = "aclnnHardswish", [OP_PW_HARDSIGMOID] = "aclnnHardsigmoid", [OP_PW_MISH] = "aclnnMish",
+	[OP_PW_SELU] = "aclnnSelu", [OP_PW_LEAKY_RELU] = "aclnnLeakyRelu", [OP_PW_CELU] = "aclnnCelu",
+	[OP_PW_ELU] = "aclnnElu", [OP_PW_SOFTPLUS] = "aclnnSoftplus", [OP_PW_HARDTANH] = "aclnnHardtanh",
+	[OP_PW_LOGIT] = "aclnnLogit", [OP_PW_NAN_TO_NUM] = "aclnnNanToNum",
+	[OP_PW_REMAINDER] = "aclnnRemainderTensorTensor", [OP_PW_FMOD] = "aclnnFmodTensor", [OP_PW_ATAN2] = "aclnnAtan2",
+	[OP_PW_LOGADDEXP] = "aclnnLogAddExp", [OP_PW_BITWISE_AND] = "aclnnBitwiseAndTensor",
+	[OP_PW_BITWISE_OR] = "aclnnBitwiseOrTensor", [OP_PW_BITWISE_XOR] = "aclnnBitwiseXorTensor",
+	[OP_PW_LOGICAL_AND] = "aclnnLogicalAnd", [OP_PW_LOGICAL_OR] = "aclnnLogicalOr",
+	[OP_PW_LOGICAL_XOR] = "aclnnLogicalXor", [OP_PW_CLAMP_TENSOR] = "aclnnClampTensor", [OP_PW_LERP] = "aclnnLerp",
+	[OP_PW_LERPS] = "aclnnLerps", [OP_PW_ALL] = "aclnnAll", [OP_PW_ANY] = "aclnnAny",
+	[OP_PW_LOGSUMEXP] = "aclnnLogSumExp", [OP_PW_VAR] = "aclnnVarCorrection", [OP_PW_STD] = "aclnnStd",
 };
+/* ---- pointwise math ops ---- */
+static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
 
 /* soc_a1 reports whether MTEMU_SOC is an Atlas training (the first
  * Ascend910s) or inference (Ascend310P*) chip: the SoCs torch_npu orders
@@ -2186,6 +2222,12 @@ static void run_op(aclOpExecutor *x) {
 	case OP_REDUCE_SUM: case OP_MEAN: case OP_AMAX: run_reduce(x); return;
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
+	/* ---- pointwise math ops ---- */
+	default:
+		if (x->op >= OP_PW_FIRST && x->op <= OP_PW_LAST) {
+			pw_run(x);
+			return;
+		}
 	}
 	int ct = x->op == OP_CAST || x->op == OP_COPY || x->op == OP_FILL || x->op == OP_ZERO ? out->dtype : compute_type(x);
 	for (int64_t i = 0; i < n; i++) {
@@ -2233,3 +2275,6 @@ EXPORT void mtemu_counters(long long *out, int n) {
 	pthread_mutex_unlock(&mu);
 	for (int i = 0; i < n && i < (int)(sizeof v / sizeof v[0]); i++) out[i] = v[i];
 }
+
+/* ---- pointwise math ops ---- */
+#include "emu_pointwise_ops.inc"

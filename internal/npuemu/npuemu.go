@@ -31,7 +31,14 @@ var All = []string{"libascendcl.so", "libacl_rt.so", "libnnopbase.so", "libopapi
 var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds", "Muls", "Neg", "Exp", "Log", "Sqrt", "Abs",
 	"Tanh", "ReduceSum", "Mean", "Amax", "Cast", "InplaceCopy", "InplaceFillScalar", "InplaceZero", "ArgMax", "EqTensor",
 	"NeTensor", "LtTensor", "LeTensor", "GtTensor", "GeTensor", "EqScalar", "NeScalar", "LtScalar", "LeScalar", "GtScalar",
-	"GeScalar", "SWhere", "Clamp", "PowTensorTensor", "PowTensorScalar"}
+	"GeScalar", "SWhere", "Clamp", "PowTensorTensor", "PowTensorScalar",
+	// ---- pointwise math ops ---- (the activations, Erfinv and Logit are ops-nn's)
+	"Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Asinh", "Acosh", "Atanh", "Sinh", "Cosh", "Erf", "Erfc", "Exp2", "Expm1",
+	"Log2", "Log10", "Log1p", "Rsqrt", "Reciprocal", "Sinc", "Sign", "Floor", "Ceil", "Round", "Trunc", "Frac", "IsInf",
+	"IsFinite", "IsPosInf", "IsNegInf", "Signbit", "BitwiseNot", "LogicalNot", "Hardtanh", "NanToNum",
+	"RemainderTensorTensor", "FmodTensor", "Atan2", "LogAddExp", "BitwiseAndTensor", "BitwiseOrTensor", "BitwiseXorTensor",
+	"LogicalAnd", "LogicalOr", "LogicalXor", "ClampTensor", "Lerp", "Lerps", "All", "Any", "LogSumExp", "VarCorrection",
+	"Std"}
 
 // versionScript is the GNU ld version script that makes library name export
 // its symbols and nothing else.

@@ -1,6 +1,8 @@
 package torch
 
 import (
+	"math"
+
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
@@ -22,6 +24,9 @@ func init() {
 	dispatch.RegisterDecomposition(kernel.OpAmin, decomposeAmin)
 	dispatch.RegisterDecomposition(kernel.OpIsNan, decomposeIsNan)
 	dispatch.RegisterDecomposition(kernel.OpLogicalNot, decomposeLogicalNot)
+	// ---- pointwise math ops ----
+	dispatch.RegisterDecomposition(kernel.OpDeg2rad, decomposeDeg2rad)
+	dispatch.RegisterDecomposition(kernel.OpRad2deg, decomposeRad2deg)
 }
 
 // operandTensor wraps o as a tensor that shares o's memory and owns
@@ -142,4 +147,32 @@ func decomposeIsNan(c *kernel.Call) error {
 // negation false, as the comparison gives).
 func decomposeLogicalNot(c *kernel.Call) error {
 	return writeOutput(c, 0, operandTensor(&c.In[0]).EqScalar(0))
+}
+
+// ---- pointwise math ops ----
+
+// decomposeDeg2rad is deg2rad as x * (pi/180), the CPU kernel's and
+// PyTorch's formula: in the output's dtype, float32 for float16 and
+// bfloat16 (their compute dtype; the product cast to the output's), the
+// scalar converted to the compute dtype and the product rounded once.
+func decomposeDeg2rad(c *kernel.Call) error { return decomposeScale(c, math.Pi/180) }
+
+// decomposeRad2deg is rad2deg as x * (180/pi), as decomposeDeg2rad.
+func decomposeRad2deg(c *kernel.Call) error { return decomposeScale(c, 180/math.Pi) }
+
+func decomposeScale(c *kernel.Call, k float64) error {
+	x, dt := operandTensor(&c.In[0]), c.Out[0].DType
+	if dt == Float16 || dt == BFloat16 {
+		dt = Float32
+	}
+	if x.dtype != dt {
+		x = x.ToDType(dt)
+		defer x.Release()
+	}
+	r := x.MulScalar(k)
+	if r.dtype != c.Out[0].DType {
+		defer r.Release()
+		r = r.ToDType(c.Out[0].DType)
+	}
+	return writeOutput(c, 0, r)
 }
