@@ -27,7 +27,7 @@ test: setup
 # under AddressSanitizer and UBSan; skipped, saying why, when the C compiler
 # cannot build or run with them.
 test-sanitize:
-	MINDTORCH_SANITIZE=1 $(GO) test -count=1 -v -run 'TestEmulatorRulesUnderSanitizers' ./internal/npuemu
+	MINDTORCH_SANITIZE=1 $(GO) test -count=1 -v -run 'TestEmulatorRulesUnderSanitizers|TestEmulatorNNRules' ./internal/npuemu
 
 # make demo DEMO_FLAGS="-device npu -epochs 50" on an Ascend host.
 demo: setup

@@ -15,6 +15,10 @@
 #include <stdint.h>
 
 #define MT_NPU_MAX_DIMS 8
+/* The most tensors one op takes (cat's list included), and the length of
+ * the attributes' extra integers. */
+#define MT_NPU_MAX_TENSORS 16
+#define MT_NPU_EXT 24
 
 typedef struct {
 	int32_t code;  /* the ACL/ACLNN error code, or a MT_NPU_E* value */
@@ -31,7 +35,8 @@ enum {
 
 /* A tensor as ACLNN sees it: the device address of its storage, an ACL
  * dtype, shape and strides and offset in elements, the storage size in
- * elements. */
+ * elements. An optional tensor an op is called without has ndim -1 (the
+ * shim passes NULL). */
 typedef struct {
 	uint64_t data;
 	int32_t dtype;
@@ -56,6 +61,8 @@ typedef struct {
 	int32_t ni;
 	int32_t flag;
 	int32_t dtype;
+	/* ---- nn and indexing ops ---- */
+	int64_t ext[MT_NPU_EXT]; /* int arrays and flags of the nn ops (per op below) */
 } mt_npu_attrs;
 
 /* The ops, with their tensors in order (out first). */
@@ -175,6 +182,37 @@ enum {
 	MT_NPU_LOGSUMEXP,            /* out, a; i[0..ni) dims, flag keepdim */
 	MT_NPU_VAR,                  /* out, a; i[0..ni) dims, flag keepdim, si[0] correction (aclnnVarCorrection) */
 	MT_NPU_STD,                  /* out, a; i[0..ni) dims, flag keepdim, si[0] correction */
+	/* ---- nn and indexing ops ---- */
+	MT_NPU_INDEX_SELECT,         /* out, self, index; i[0] dim */
+	MT_NPU_GATHER,               /* out, self, index; i[0] dim */
+	MT_NPU_SCATTER,              /* out, self, index, src; i[0] dim, i[1] reduce (0 none, 1 add, 2 mul) */
+	MT_NPU_SCATTER_VALUE,        /* out, self, index; i[0] dim, i[1] reduce; scalar 0 the value */
+	MT_NPU_SCATTER_ADD,          /* out, self, index, src; i[0] dim */
+	MT_NPU_INDEX_ADD,            /* out, self, index, source; i[0] dim; scalar 0 alpha */
+	MT_NPU_MASKED_FILL,          /* self (in place), mask; scalar 0 the value */
+	MT_NPU_CUMSUM,               /* out, self; i[0] dim, dtype */
+	MT_NPU_ARGMIN,               /* out (int32 or int64), self; i[0] dim, flag keepdim */
+	MT_NPU_AMIN,                 /* out, self; i[0..ni) dims, flag keepdim */
+	MT_NPU_MAX_DIM,              /* values, indices, self; i[0] dim, flag keepdim */
+	MT_NPU_MIN_DIM,              /* values, indices, self; i[0] dim, flag keepdim */
+	MT_NPU_PROD,                 /* out, self; dtype: every dim */
+	MT_NPU_PROD_DIM,             /* out, self; i[0] dim, flag keepdim, dtype */
+	MT_NPU_SORT,                 /* values, indices, self; i[0] dim, flag descending, i[1] stable */
+	MT_NPU_TOPK,                 /* values, indices, self; i[0] k, i[1] dim, i[2] largest, i[3] sorted */
+	MT_NPU_CAT,                  /* out, then 1 to MT_NPU_MAX_TENSORS-1 inputs (a tensor list); i[0] dim */
+	MT_NPU_FLIP,                 /* out, self; i[0..ni) dims */
+	MT_NPU_BATCH_NORM,           /* output, saveMean, saveInvstd, input, weight, bias, runningMean, runningVar
+	                              * (optional: weight, bias, the running stats; saveMean and saveInvstd when not
+	                              * training); flag training, f[0] momentum, f[1] eps */
+	MT_NPU_BATCH_NORM_BACKWARD,  /* gradInput, gradWeight, gradBias, gradOut, input, weight, runningMean,
+	                              * runningVar, saveMean, saveInvstd (optional: weight, the running stats, the
+	                              * saved ones); flag training, f[0] eps, ext[0..2] outputMask */
+	MT_NPU_CONVOLUTION,          /* output, input, weight, bias (optional); ni spatial dims (1 to 3): ext[0..3)
+	                              * stride, ext[3..6) padding, ext[6..9) dilation, ext[9..12) output padding;
+	                              * i[0] groups, i[1] cubeMathType, flag transposed */
+	MT_NPU_CONVOLUTION_BACKWARD, /* gradInput, gradWeight, gradBias, gradOutput, input, weight (optional: the
+	                              * gradients not asked for); the attributes of MT_NPU_CONVOLUTION, and
+	                              * ext[12..15) outputMask, ext[15] the bias size (biasSizes, one value) */
 	MT_NPU_NUM_OPS
 };
 

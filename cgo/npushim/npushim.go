@@ -33,6 +33,13 @@ import (
 // MaxDims is the most dimensions a tensor passed to the shim has.
 const MaxDims = C.MT_NPU_MAX_DIMS
 
+// MaxTensors is the most tensors one op takes (cat's inputs and output);
+// Ext is the length of Attrs.Ext.
+const (
+	MaxTensors = C.MT_NPU_MAX_TENSORS
+	Ext        = C.MT_NPU_EXT
+)
+
 // The ops of Run (the C enum MT_NPU_*).
 const (
 	Add                = C.MT_NPU_ADD
@@ -153,6 +160,32 @@ const (
 	NumOps      = C.MT_NPU_NUM_OPS
 )
 
+// ---- nn and indexing ops ----
+const (
+	IndexSelect         = C.MT_NPU_INDEX_SELECT
+	Gather              = C.MT_NPU_GATHER
+	Scatter             = C.MT_NPU_SCATTER
+	ScatterValue        = C.MT_NPU_SCATTER_VALUE
+	ScatterAdd          = C.MT_NPU_SCATTER_ADD
+	IndexAdd            = C.MT_NPU_INDEX_ADD
+	MaskedFill          = C.MT_NPU_MASKED_FILL
+	Cumsum              = C.MT_NPU_CUMSUM
+	ArgMin              = C.MT_NPU_ARGMIN
+	Amin                = C.MT_NPU_AMIN
+	MaxDim              = C.MT_NPU_MAX_DIM
+	MinDim              = C.MT_NPU_MIN_DIM
+	Prod                = C.MT_NPU_PROD
+	ProdDim             = C.MT_NPU_PROD_DIM
+	Sort                = C.MT_NPU_SORT
+	Topk                = C.MT_NPU_TOPK
+	Cat                 = C.MT_NPU_CAT
+	Flip                = C.MT_NPU_FLIP
+	BatchNorm           = C.MT_NPU_BATCH_NORM
+	BatchNormBackward   = C.MT_NPU_BATCH_NORM_BACKWARD
+	Convolution         = C.MT_NPU_CONVOLUTION
+	ConvolutionBackward = C.MT_NPU_CONVOLUTION_BACKWARD
+)
+
 // Shim error codes (CANN's are positive).
 const (
 	ErrNoLib    = C.MT_NPU_ENOLIB
@@ -196,6 +229,8 @@ type Attrs struct {
 	NI    int32
 	Flag  int32
 	DType int32
+	// ---- nn and indexing ops ----
+	Ext [Ext]int64 // the nn ops' int arrays and flags (npu_shim.h)
 }
 
 // The kinds of scalar attributes (Attrs.SK).

@@ -23,6 +23,8 @@ typedef struct aclTensor aclTensor;
 typedef struct aclScalar aclScalar;
 typedef struct aclIntArray aclIntArray;
 typedef struct aclOpExecutor aclOpExecutor;
+typedef struct aclTensorList aclTensorList;
+typedef struct aclBoolArray aclBoolArray;
 
 enum { ACL_ERROR_REPEAT_INITIALIZE = 100002, ACL_FORMAT_ND = 2, ACL_MEM_MALLOC_HUGE_FIRST = 0 };
 enum { ACL_MEMCPY_HOST_TO_DEVICE = 1, ACL_MEMCPY_DEVICE_TO_HOST = 2, ACL_HBM_MEM = 1 };
@@ -64,6 +66,11 @@ static struct {
 	aclnnStatus (*DestroyIntArray)(const aclIntArray *);
 	aclnnStatus (*SetExecutorRepeatable)(aclOpExecutor *); /* optional */
 	aclnnStatus (*DestroyExecutor)(aclOpExecutor *);       /* optional */
+	/* ---- nn and indexing ops ---- */
+	aclTensorList *(*CreateTensorList)(const aclTensor *const *, uint64_t); /* optional */
+	aclnnStatus (*DestroyTensorList)(const aclTensorList *);                /* optional */
+	aclBoolArray *(*CreateBoolArray)(const bool *, uint64_t);               /* optional */
+	aclnnStatus (*DestroyBoolArray)(const aclBoolArray *);                  /* optional */
 } acl;
 
 struct sym {
@@ -111,6 +118,17 @@ static struct sym syms[] = {
 	 * include/nnopbase/aclnn/acl_meta.h, in libnnopbase */
 	{"aclSetAclOpExecutorRepeatable", (void **)&acl.SetExecutorRepeatable, 1, 1},
 	{"aclDestroyAclOpExecutor", (void **)&acl.DestroyExecutor, 1, 1},
+	/* ---- nn and indexing ops ---- */
+	/* aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size),
+	 * aclDestroyTensorList (which destroys the tensors it holds), aclBoolArray
+	 * *aclCreateBoolArray(const bool *value, uint64_t size), aclDestroyBoolArray:
+	 * hicann/opbase include/nnopbase/aclnn/acl_meta.h; optional here, so that a
+	 * CANN without them only loses the ops that take them (cat, the backward
+	 * ops' output masks) */
+	{"aclCreateTensorList", (void **)&acl.CreateTensorList, 1, 1},
+	{"aclDestroyTensorList", (void **)&acl.DestroyTensorList, 1, 1},
+	{"aclCreateBoolArray", (void **)&acl.CreateBoolArray, 1, 1},
+	{"aclDestroyBoolArray", (void **)&acl.DestroyBoolArray, 1, 1},
 };
 
 /* The ops: their ACLNN names and how many tensors they take (out first).
@@ -236,6 +254,29 @@ static const struct {
 	[MT_NPU_LOGSUMEXP] = {"aclnnLogSumExp", 2},
 	[MT_NPU_VAR] = {"aclnnVarCorrection", 2},
 	[MT_NPU_STD] = {"aclnnStd", 2},
+	/* ---- nn and indexing ops ---- (tensors -1: any number, a tensor list) */
+	[MT_NPU_INDEX_SELECT] = {"aclnnIndexSelect", 3},
+	[MT_NPU_GATHER] = {"aclnnGather", 3},
+	[MT_NPU_SCATTER] = {"aclnnScatter", 4},
+	[MT_NPU_SCATTER_VALUE] = {"aclnnScatterValue", 3},
+	[MT_NPU_SCATTER_ADD] = {"aclnnScatterAdd", 4},
+	[MT_NPU_INDEX_ADD] = {"aclnnIndexAdd", 4},
+	[MT_NPU_MASKED_FILL] = {"aclnnInplaceMaskedFillScalar", 2},
+	[MT_NPU_CUMSUM] = {"aclnnCumsum", 2},
+	[MT_NPU_ARGMIN] = {"aclnnArgMin", 2},
+	[MT_NPU_AMIN] = {"aclnnAmin", 2},
+	[MT_NPU_MAX_DIM] = {"aclnnMaxDim", 3},
+	[MT_NPU_MIN_DIM] = {"aclnnMinDim", 3},
+	[MT_NPU_PROD] = {"aclnnProd", 2},
+	[MT_NPU_PROD_DIM] = {"aclnnProdDim", 2},
+	[MT_NPU_SORT] = {"aclnnSort", 3},
+	[MT_NPU_TOPK] = {"aclnnTopk", 3},
+	[MT_NPU_CAT] = {"aclnnCat", -1},
+	[MT_NPU_FLIP] = {"aclnnFlip", 2},
+	[MT_NPU_BATCH_NORM] = {"aclnnBatchNorm", 8},
+	[MT_NPU_BATCH_NORM_BACKWARD] = {"aclnnBatchNormBackward", 10},
+	[MT_NPU_CONVOLUTION] = {"aclnnConvolution", 4},
+	[MT_NPU_CONVOLUTION_BACKWARD] = {"aclnnConvolutionBackward", 6},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -734,11 +775,52 @@ typedef aclnnStatus (*ws_t_f64_t)(const aclTensor *, double, aclTensor *, uint64
 typedef aclnnStatus (*ws_t_f_f_f_t)(const aclTensor *, float, float, float, aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_a_i_b_t)(const aclTensor *, const aclIntArray *, int64_t, bool, aclTensor *, uint64_t *,
 				    aclOpExecutor **);
+/* ---- nn and indexing ops ---- */
+typedef uint64_t *NNW;
+typedef aclOpExecutor **NNX;
+typedef const aclTensor *NNT;
+typedef const aclIntArray *NNA;
+typedef aclnnStatus (*ws_t_i_t_t)(NNT, int64_t, NNT, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_t_t_i_t)(NNT, int64_t, NNT, NNT, int64_t, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_t_s_i_t)(NNT, int64_t, NNT, const aclScalar *, int64_t, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_t_t_t)(NNT, int64_t, NNT, NNT, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_t_t_s_t)(NNT, int64_t, NNT, NNT, const aclScalar *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_self_t_s)(aclTensor *, NNT, const aclScalar *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_d_t)(NNT, int64_t, int, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_b_t_t)(NNT, int64_t, bool, aclTensor *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_b_d_t)(NNT, int64_t, bool, int, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_b_i_b_t_t)(NNT, bool, int64_t, bool, aclTensor *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_i_i_b_b_t_t)(NNT, int64_t, int64_t, bool, bool, aclTensor *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_l_i_t)(const aclTensorList *, int64_t, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_a_t)(NNT, NNA, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_bn)(NNT, NNT, NNT, aclTensor *, aclTensor *, bool, double, double, aclTensor *, aclTensor *, aclTensor *,
+			     NNW, NNX);
+typedef aclnnStatus (*ws_bn_bwd)(NNT, NNT, NNT, NNT, NNT, NNT, NNT, bool, double, const aclBoolArray *, aclTensor *, aclTensor *,
+				 aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_conv)(NNT, NNT, NNT, NNA, NNA, NNA, bool, NNA, int64_t, aclTensor *, int8_t, NNW, NNX);
+typedef aclnnStatus (*ws_conv_bwd)(NNT, NNT, NNT, NNA, NNA, NNA, NNA, bool, NNA, int, const aclBoolArray *, int8_t, aclTensor *, aclTensor *,
+				   aclTensor *, NNW, NNX);
 
+
+/* ---- nn and indexing ops ---- */
+/* tensor_format is the aclFormat of a tensor of ndim dims of op: ND, but
+ * the convolutions' images and weights, which take NCL, NCHW or NCDHW
+ * (hicann/ops-nn conv/convolution_forward/docs/aclnnConvolution.md; the
+ * format torch_npu gives 4-D tensors is NCHW). */
+static int tensor_format(int op, int ndim) {
+	enum { ACL_FORMAT_NCHW = 0, ACL_FORMAT_NCDHW = 30, ACL_FORMAT_NCL = 47 };
+	if (op != MT_NPU_CONVOLUTION && op != MT_NPU_CONVOLUTION_BACKWARD) return ACL_FORMAT_ND;
+	switch (ndim) {
+	case 3: return ACL_FORMAT_NCL;
+	case 4: return ACL_FORMAT_NCHW;
+	case 5: return ACL_FORMAT_NCDHW;
+	}
+	return ACL_FORMAT_ND;
+}
 
 int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt, const mt_npu_attrs *a, int blocking,
 	       mt_npu_status *st) {
-	if (op < 0 || op >= MT_NPU_NUM_OPS || nt != ops[op].tensors || nt > 4)
+	if (op < 0 || op >= MT_NPU_NUM_OPS || nt > MT_NPU_MAX_TENSORS || (ops[op].tensors >= 0 ? nt != ops[op].tensors : nt < 2))
 		return shim_error(st, MT_NPU_EARG, "mt_npu_run: bad op or number of tensors");
 	if (!op_exec[op]) {
 		char m[160];
@@ -746,17 +828,21 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		return shim_error(st, MT_NPU_ENOSYM, m);
 	}
 	ENTER(dev);
-	aclTensor *t[4] = {0};
+	aclTensor *t[MT_NPU_MAX_TENSORS] = {0};
 	aclScalar *s[2] = {0};
 	aclIntArray *dims = NULL;
+	aclIntArray *arr[5] = {0};  /* the nn ops' int arrays */
+	aclTensorList *list = NULL; /* cat's inputs, which it owns */
+	aclBoolArray *mask = NULL;  /* the backward ops' output masks */
 	aclOpExecutor *ex = NULL;
 	uint64_t wsn = 0;
 	int r = 0;
 	char what[160];
 	for (int i = 0; i < nt; i++) {
 		const mt_npu_tensor *x = &ts[i];
+		if (x->ndim < 0) continue; /* an optional tensor left out: NULL */
 		int64_t storage = x->storage;
-		t[i] = acl.CreateTensor(x->shape, (uint64_t)x->ndim, x->dtype, x->strides, x->offset, ACL_FORMAT_ND, &storage, 1,
+		t[i] = acl.CreateTensor(x->shape, (uint64_t)x->ndim, x->dtype, x->strides, x->offset, tensor_format(op, x->ndim), &storage, 1,
 					(void *)(uintptr_t)x->data);
 		if (!t[i]) {
 			r = report(st, MT_NPU_EARG, "aclCreateTensor");
@@ -893,6 +979,146 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
 		e = ((ws_t_a_i_b_t)f)(t[1], dims, a->si[0], a->flag != 0, t[0], &wsn, &ex);
 		break;
+	/* ---- nn and indexing ops ---- (each prototype's source is in docs/npu-ops.md) */
+	case MT_NPU_INDEX_SELECT: case MT_NPU_GATHER:
+		/* aclnnIndexSelectGetWorkspaceSize(self, int64_t dim, index, out, ...): hicann/ops-nn
+		 * index/gather_v2/op_host/op_api/aclnn_index_select.h; aclnnGatherGetWorkspaceSize(self,
+		 * const int64_t dim, index, out, ...): hicann/ops-nn index/gather_elements_v2/op_host/op_api/aclnn_gather.cpp */
+		e = ((ws_t_i_t_t)f)(t[1], a->i[0], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SCATTER:
+		/* aclnnScatterGetWorkspaceSize(self, int64_t dim, index, src, int64_t reduce, out, ...):
+		 * hicann/ops-nn index/scatter_elements_v2/op_api/aclnn_scatter.h */
+		e = ((ws_t_i_t_t_i_t)f)(t[1], a->i[0], t[2], t[3], a->i[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SCATTER_VALUE:
+		/* aclnnScatterValueGetWorkspaceSize(self, dim, index, const aclScalar *value, reduce, out, ...): same header */
+		s[0] = scalar(a, 0);
+		e = ((ws_t_i_t_s_i_t)f)(t[1], a->i[0], t[2], s[0], a->i[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SCATTER_ADD:
+		/* aclnnScatterAddGetWorkspaceSize(self, dim, index, src, out, ...): index/scatter_elements_v2/op_api/aclnn_scatter_add.h */
+		e = ((ws_t_i_t_t_t)f)(t[1], a->i[0], t[2], t[3], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_INDEX_ADD:
+		/* aclnnIndexAddGetWorkspaceSize(self, const int64_t dim, index, source, const aclScalar *alpha, out, ...):
+		 * hicann/ops-nn index/inplace_scatter_add/docs/aclnnIndexAdd.md */
+		s[0] = scalar(a, 0);
+		e = ((ws_t_i_t_t_s_t)f)(t[1], a->i[0], t[2], t[3], s[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_MASKED_FILL:
+		/* aclnnInplaceMaskedFillScalarGetWorkspaceSize(selfRef, mask, const aclScalar *value, ...):
+		 * hicann/ops-math conversion/masked_fill/op_api/aclnn_masked_fill_scalar.cpp */
+		s[0] = scalar(a, 0);
+		e = ((ws_self_t_s)f)(t[0], t[1], s[0], &wsn, &ex);
+		break;
+	case MT_NPU_CUMSUM:
+		/* aclnnCumsumGetWorkspaceSize(self, int64_t dim, aclDataType dtype, out, ...): hicann/ops-math
+		 * math/cumsum/op_api/aclnn_cumsum.h */
+		e = ((ws_t_i_d_t)f)(t[1], a->i[0], a->dtype, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ARGMIN:
+		/* aclnnArgMinGetWorkspaceSize(self, int64_t dim, bool keepdim, out, ...): hicann/ops-math
+		 * math/arg_min/op_api/aclnn_argmin.cpp */
+		e = ((ws_t_i_b_t)f)(t[1], a->i[0], a->flag != 0, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_AMIN:
+		/* aclnnAminGetWorkspaceSize(self, const aclIntArray *dim, bool keepDim, out, ...): hicann/ops-math
+		 * math/reduce_min/op_api/aclnn_amin.cpp */
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_b_t)f)(t[1], dims, a->flag != 0, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_MAX_DIM: case MT_NPU_MIN_DIM:
+		/* aclnnMaxDimGetWorkspaceSize(self, int64_t dim, bool keepdim, out, indices, ...): hicann/ops-math
+		 * math/arg_max_with_value/op_api/aclnn_max_dim.cpp; MinDim: math/arg_min_with_value/op_api/aclnn_min_dim.cpp */
+		e = ((ws_t_i_b_t_t)f)(t[2], a->i[0], a->flag != 0, t[0], t[1], &wsn, &ex);
+		break;
+	case MT_NPU_PROD:
+		/* aclnnProdGetWorkspaceSize(self, const aclDataType dtype, out, ...): hicann/ops-math
+		 * math/reduce_prod/op_api/aclnn_prod.cpp */
+		e = ((ws_t_d_t)f)(t[1], a->dtype, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_PROD_DIM:
+		/* aclnnProdDimGetWorkspaceSize(self, int64_t dim, bool keepDim, const aclDataType dtype, out, ...): same */
+		e = ((ws_t_i_b_d_t)f)(t[1], a->i[0], a->flag != 0, a->dtype, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_SORT:
+		/* aclnnSortGetWorkspaceSize(self, bool stable, int64_t dim, bool descending, valuesOut, indicesOut, ...):
+		 * hicann/ops-math math/sort/op_api/aclnn_sort.cpp */
+		e = ((ws_t_b_i_b_t_t)f)(t[2], a->i[1] != 0, a->i[0], a->flag != 0, t[0], t[1], &wsn, &ex);
+		break;
+	case MT_NPU_TOPK:
+		/* aclnnTopkGetWorkspaceSize(self, int64_t k, int64_t dim, bool largest, bool sorted, valuesOut,
+		 * indicesOut, ...): hicann/ops-nn index/gather_elements/op_api/aclnn_topk.h */
+		e = ((ws_t_i_i_b_b_t_t)f)(t[2], a->i[0], a->i[1], a->i[2] != 0, a->i[3] != 0, t[0], t[1], &wsn, &ex);
+		break;
+	case MT_NPU_CAT:
+		/* aclnnCatGetWorkspaceSize(const aclTensorList *tensors, int64_t dim, out, ...): hicann/ops-math
+		 * conversion/concat_d/op_api/aclnn_cat.cpp. The list owns its tensors from here on. */
+		if (!acl.CreateTensorList || !acl.DestroyTensorList) {
+			r = shim_error(st, MT_NPU_ENOSYM, "aclCreateTensorList is not in libnnopbase");
+			goto out;
+		}
+		list = acl.CreateTensorList((const aclTensor *const *)&t[1], (uint64_t)(nt - 1));
+		if (!list) {
+			r = report(st, MT_NPU_EARG, "aclCreateTensorList");
+			goto out;
+		}
+		for (int i = 1; i < nt; i++) t[i] = NULL;
+		e = ((ws_l_i_t)f)(list, a->i[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_FLIP:
+		/* aclnnFlipGetWorkspaceSize(self, const aclIntArray *dims, out, ...): hicann/ops-nn
+		 * index/reverse_v2/op_host/op_api/aclnn_flip.h */
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_t_a_t)f)(t[1], dims, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_BATCH_NORM:
+		/* aclnnBatchNormGetWorkspaceSize(input, weight, bias, runningMean, runningVar, bool training, double
+		 * momentum, double eps, output, saveMean, saveInvstd, ...): hicann/ops-nn
+		 * norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp */
+		e = ((ws_bn)f)(t[3], t[4], t[5], t[6], t[7], a->flag != 0, a->f[0], a->f[1], t[0], t[1], t[2], &wsn, &ex);
+		break;
+	case MT_NPU_BATCH_NORM_BACKWARD: {
+		/* aclnnBatchNormBackwardGetWorkspaceSize(gradOut, input, weight, runningMean, runningVar, saveMean,
+		 * saveInvstd, bool training, double eps, const aclBoolArray *outputMask, gradInput, gradWeight,
+		 * gradBias, ...): hicann/ops-nn norm/batch_norm_grad_v3/docs/aclnnBatchNormBackward.md */
+		bool m[3] = {a->ext[0] != 0, a->ext[1] != 0, a->ext[2] != 0};
+		if (!acl.CreateBoolArray || !acl.DestroyBoolArray) {
+			r = shim_error(st, MT_NPU_ENOSYM, "aclCreateBoolArray is not in libnnopbase");
+			goto out;
+		}
+		mask = acl.CreateBoolArray(m, 3);
+		e = ((ws_bn_bwd)f)(t[3], t[4], t[5], t[6], t[7], t[8], t[9], a->flag != 0, a->f[0], mask, t[0], t[1], t[2], &wsn,
+				   &ex);
+		break;
+	}
+	case MT_NPU_CONVOLUTION: case MT_NPU_CONVOLUTION_BACKWARD: {
+		uint64_t n = a->ni > 0 && a->ni <= 3 ? (uint64_t)a->ni : 1;
+		for (int k = 0; k < 4; k++) arr[k] = acl.CreateIntArray(&a->ext[3 * k], n);
+		if (op == MT_NPU_CONVOLUTION) {
+			/* aclnnConvolutionGetWorkspaceSize(input, weight, bias, stride, padding, dilation, bool transposed,
+			 * outputPadding, const int64_t groups, output, int8_t cubeMathType, ...): hicann/ops-nn
+			 * conv/convolution_forward/docs/aclnnConvolution.md */
+			e = ((ws_conv)f)(t[1], t[2], t[3], arr[0], arr[1], arr[2], a->flag != 0, arr[3], a->i[0], t[0],
+					 (int8_t)a->i[1], &wsn, &ex);
+			break;
+		}
+		/* aclnnConvolutionBackwardGetWorkspaceSize(gradOutput, input, weight, const aclIntArray *biasSizes,
+		 * stride, padding, dilation, bool transposed, outputPadding, int groups, const aclBoolArray
+		 * *outputMask, int8_t cubeMathType, gradInput, gradWeight, gradBias, ...): hicann/ops-nn
+		 * conv/convolution_backward/docs/aclnnConvolutionBackward.md */
+		bool m[3] = {a->ext[12] != 0, a->ext[13] != 0, a->ext[14] != 0};
+		if (!acl.CreateBoolArray || !acl.DestroyBoolArray) {
+			r = shim_error(st, MT_NPU_ENOSYM, "aclCreateBoolArray is not in libnnopbase");
+			goto out;
+		}
+		mask = acl.CreateBoolArray(m, 3);
+		if (a->ext[15] >= 0) arr[4] = acl.CreateIntArray(&a->ext[15], 1);
+		e = ((ws_conv_bwd)f)(t[3], t[4], t[5], arr[4], arr[0], arr[1], arr[2], a->flag != 0, arr[3], (int)a->i[0], mask,
+				     (int8_t)a->i[1], t[0], t[1], t[2], &wsn, &ex);
+		break;
+	}
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
 	}
@@ -911,6 +1137,11 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (s[i]) acl.DestroyScalar(s[i]);
 	if (dims) acl.DestroyIntArray(dims);
+	/* ---- nn and indexing ops ---- */
+	for (int i = 0; i < 5; i++)
+		if (arr[i]) acl.DestroyIntArray(arr[i]);
+	if (list) acl.DestroyTensorList(list);
+	if (mask) acl.DestroyBoolArray(mask);
 	LEAVE(r);
 }
 

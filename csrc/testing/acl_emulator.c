@@ -426,6 +426,7 @@ typedef struct aclTensor {
 	int ndim;
 	int64_t dims[MAXDIM], strides[MAXDIM], offset;
 	char *data;
+	int format; /* ---- nn and indexing ops ---- the aclFormat it was made with (the convolutions check it) */
 } aclTensor;
 #define TENSOR_MAGIC 0x7E50
 
@@ -466,7 +467,6 @@ static int elem_size(int dt) {
 
 EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype, const int64_t *stride, int64_t offset,
 				  int format, const int64_t *storageDims, uint64_t storageN, void *data) {
-	(void)format;
 	if (need_context()) return NULL;
 	if (n > MAXDIM || elem_size(dtype) == 0) {
 		fail(ACLNN_ERR_PARAM_INVALID, "aclCreateTensor: %llu dims or dtype %d not supported", (unsigned long long)n, dtype);
@@ -498,7 +498,7 @@ EXPORT aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t n, int dtype
 		return NULL;
 	}
 	aclTensor *t = calloc(1, sizeof *t);
-	t->magic = TENSOR_MAGIC, t->dtype = dtype, t->ndim = (int)n, t->offset = offset, t->data = data;
+	t->magic = TENSOR_MAGIC, t->dtype = dtype, t->ndim = (int)n, t->offset = offset, t->data = data, t->format = format;
 	for (uint64_t i = 0; i < n; i++) t->dims[i] = viewDims[i], t->strides[i] = stride[i];
 	bump(&live_tensors, 1);
 	return t;
@@ -848,12 +848,17 @@ enum op {
 	OP_PW_BITWISE_OR, OP_PW_BITWISE_XOR, OP_PW_LOGICAL_AND, OP_PW_LOGICAL_OR, OP_PW_LOGICAL_XOR, OP_PW_CLAMP_TENSOR,
 	OP_PW_LERP, OP_PW_LERPS, OP_PW_ALL, OP_PW_ANY, OP_PW_LOGSUMEXP, OP_PW_VAR, OP_PW_STD,
 	OP_PW_LAST = OP_PW_STD,
+	/* ---- nn and indexing ops ---- (emu_nn_ops.inc) */
+	OP_INDEX_SELECT, OP_GATHER, OP_SCATTER, OP_SCATTER_VALUE, OP_SCATTER_ADD, OP_INDEX_ADD, OP_MASKED_FILL, OP_CUMSUM,
+	OP_ARGMIN, OP_AMIN, OP_MAX_DIM, OP_MIN_DIM, OP_PROD, OP_PROD_DIM, OP_SORT, OP_TOPK, OP_CAT, OP_FLIP, OP_BATCH_NORM,
+	OP_BATCH_NORM_BACKWARD, OP_CONVOLUTION, OP_CONVOLUTION_BACKWARD,
 };
+#define MAXT 16 /* the most tensors of one op (cat's list and its output) */
 
 typedef struct aclOpExecutor {
 	int magic;
 	int op;
-	aclTensor t[4]; /* snapshots of the descriptors: they may be destroyed once execute returns */
+	aclTensor t[MAXT]; /* snapshots of the descriptors: they may be destroyed once execute returns */
 	int nt;
 	aclScalar s[2]; /* copies of the scalars (alpha, bounds, ...) */
 	int64_t dims[MAXDIM];
@@ -861,6 +866,9 @@ typedef struct aclOpExecutor {
 	int64_t dim;
 	int keep;
 	int queued; /* execute was called: the executor is consumed */
+	/* ---- nn and indexing ops ---- */
+	int64_t nn_i[24]; /* their int arrays and flags */
+	double nn_f[2];   /* momentum, eps */
 } aclOpExecutor;
 #define EXEC_MAGIC 0xE8EC
 
@@ -954,6 +962,8 @@ SHARED pthread_mutex_t run_mu AS(run_mu) INIT(PTHREAD_MUTEX_INITIALIZER);
 SHARED unsigned long long stamps AS(stamps);
 
 static void run_op(aclOpExecutor *x);
+/* ---- nn and indexing ops ---- */
+static __thread char nn_fault[256]; /* set by an nn op whose data makes the kernel fault */
 
 static double now(void) {
 	struct timespec ts;
@@ -1011,6 +1021,9 @@ static void finish_op(struct stream *s, struct task *t) {
 				t->name, i);
 	}
 	if (!t->failed) run_op(x);
+	/* ---- nn and indexing ops ---- a kernel fault on the data (an index out of range) */
+	if (!t->failed && nn_fault[0]) op_fail(s, t, "%s: %s", t->name, nn_fault);
+	nn_fault[0] = 0;
 	pthread_mutex_lock(&mu);
 	struct live_exec *e = find_exec(x);
 	if (e && e->repeatable) e->runs--;
@@ -1453,6 +1466,14 @@ static const char *const op_names[] = {
 	[OP_PW_LOGICAL_XOR] = "aclnnLogicalXor", [OP_PW_CLAMP_TENSOR] = "aclnnClampTensor", [OP_PW_LERP] = "aclnnLerp",
 	[OP_PW_LERPS] = "aclnnLerps", [OP_PW_ALL] = "aclnnAll", [OP_PW_ANY] = "aclnnAny",
 	[OP_PW_LOGSUMEXP] = "aclnnLogSumExp", [OP_PW_VAR] = "aclnnVarCorrection", [OP_PW_STD] = "aclnnStd",
+	/* ---- nn and indexing ops ---- */
+	[OP_INDEX_SELECT] = "aclnnIndexSelect", [OP_GATHER] = "aclnnGather", [OP_SCATTER] = "aclnnScatter",
+	[OP_SCATTER_VALUE] = "aclnnScatterValue", [OP_SCATTER_ADD] = "aclnnScatterAdd", [OP_INDEX_ADD] = "aclnnIndexAdd",
+	[OP_MASKED_FILL] = "aclnnInplaceMaskedFillScalar", [OP_CUMSUM] = "aclnnCumsum", [OP_ARGMIN] = "aclnnArgMin",
+	[OP_AMIN] = "aclnnAmin", [OP_MAX_DIM] = "aclnnMaxDim", [OP_MIN_DIM] = "aclnnMinDim", [OP_PROD] = "aclnnProd",
+	[OP_PROD_DIM] = "aclnnProdDim", [OP_SORT] = "aclnnSort", [OP_TOPK] = "aclnnTopk", [OP_CAT] = "aclnnCat",
+	[OP_FLIP] = "aclnnFlip", [OP_BATCH_NORM] = "aclnnBatchNorm", [OP_BATCH_NORM_BACKWARD] = "aclnnBatchNormBackward",
+	[OP_CONVOLUTION] = "aclnnConvolution", [OP_CONVOLUTION_BACKWARD] = "aclnnConvolutionBackward",
 };
 /* ---- pointwise math ops ---- */
 static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
@@ -2214,6 +2235,8 @@ static void run_argmax(aclOpExecutor *x) {
 	}
 }
 
+static void run_nn(aclOpExecutor *x); /* emu_nn_ops.inc */
+
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
 	int64_t n = numel(out);
@@ -2223,9 +2246,14 @@ static void run_op(aclOpExecutor *x) {
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
 	/* ---- pointwise math ops ---- */
+	/* ---- nn and indexing ops ---- */
 	default:
 		if (x->op >= OP_PW_FIRST && x->op <= OP_PW_LAST) {
 			pw_run(x);
+			return;
+		}
+		if (x->op >= OP_INDEX_SELECT) {
+			run_nn(x);
 			return;
 		}
 	}
@@ -2278,3 +2306,5 @@ EXPORT void mtemu_counters(long long *out, int n) {
 
 /* ---- pointwise math ops ---- */
 #include "emu_pointwise_ops.inc"
+/* ---- nn and indexing ops ---- */
+#include "emu_nn_ops.inc"

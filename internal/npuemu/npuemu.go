@@ -38,7 +38,11 @@ var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds",
 	"IsFinite", "IsPosInf", "IsNegInf", "Signbit", "BitwiseNot", "LogicalNot", "Hardtanh", "NanToNum",
 	"RemainderTensorTensor", "FmodTensor", "Atan2", "LogAddExp", "BitwiseAndTensor", "BitwiseOrTensor", "BitwiseXorTensor",
 	"LogicalAnd", "LogicalOr", "LogicalXor", "ClampTensor", "Lerp", "Lerps", "All", "Any", "LogSumExp", "VarCorrection",
-	"Std"}
+	"Std",
+	// ---- nn and indexing ops ---- (ops-math's op_api_list.md: math/cumsum, arg_min, reduce_min,
+	// arg_max_with_value, arg_min_with_value, reduce_prod, sort; conversion/concat_d, masked_fill;
+	// the rest, IndexSelect, Gather, the scatters, IndexAdd, Topk, Flip, BatchNorm, Convolution, are ops-nn's)
+	"Cumsum", "ArgMin", "Amin", "MaxDim", "MinDim", "Prod", "ProdDim", "Sort", "Cat", "InplaceMaskedFillScalar"}
 
 // versionScript is the GNU ld version script that makes library name export
 // its symbols and nothing else.

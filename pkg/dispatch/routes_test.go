@@ -55,6 +55,7 @@ func npuCopy(t *testing.T, x *torch.Tensor) *torch.Tensor {
 }
 
 func TestGatherDecomposition(t *testing.T) {
+	defer kernel.SwapKernel(kernel.OpGather, device.NPU, nil)() // the NPU runs gather natively (aclnnGather)
 	x := torch.FromSlice([]float32{1, float32(math.Inf(1)), 3, float32(math.NaN()), 5, 6}, torch.WithShape(2, 3))
 	idx := torch.FromSlice([]int64{2, 1, 0, 0}, torch.WithShape(2, 2))
 	before := dispatch.CountsOf(kernel.OpGather, device.NPU)
@@ -92,6 +93,7 @@ func TestClampDecomposition(t *testing.T) {
 // ACLNN ops (aclnnHardtanh, aclnnLogicalNot) are called, whose
 // decompositions remain for the SoCs that decline them.
 func TestCheapDecompositions(t *testing.T) {
+	defer kernel.SwapKernel(kernel.OpAmin, device.NPU, nil)() // the NPU runs amin natively (aclnnAmin)
 	nan, inf := math.NaN(), math.Inf(1)
 	x := torch.FromSlice([]float32{-2, 7, float32(nan), 0, 3.5, float32(-inf)}, torch.WithShape(2, 3))
 	d := npuCopy(t, x)
@@ -157,7 +159,8 @@ func TestHostFallback(t *testing.T) {
 }
 
 func TestRoutes(t *testing.T) {
-	if r := dispatch.Routes(kernel.OpGather, device.NPU); len(r) != 2 || r[0] != dispatch.Decomposed || r[1] != dispatch.HostFallback {
+	if r := dispatch.Routes(kernel.OpGather, device.NPU); len(r) != 3 || r[0] != dispatch.Native || r[1] != dispatch.Decomposed ||
+		r[2] != dispatch.HostFallback {
 		t.Errorf("gather on the NPU: %v", r)
 	}
 	if r := dispatch.Routes(kernel.OpAdd, device.CPU); len(r) != 1 || r[0] != dispatch.Native {

@@ -81,11 +81,17 @@ type opRule struct {
 	tensors []dset
 	same    bool
 	maxDims int
+	// ---- nn and indexing ops ----
+	like uint64 // bit i: tensor i must have tensor 0's dtype (OP_CHECK_DTYPE_NOT_MATCH against one tensor)
 }
+
+// ruleTensors is the most tensors a rule describes (acl_dtypes.h's array);
+// a list op's inputs past the last take the last one's dtypes.
+const ruleTensors = 10
 
 // allows reports whether tensor i may have ACL dtype dt on chip c.
 func (r *opRule) allows(i int, dt int32, c chip) bool {
-	s := r.tensors[i]
+	s := r.tensorSet(i)
 	if c == chipA1 {
 		s &^= bf16
 	}
@@ -235,6 +241,57 @@ var opRules = [npushim.NumOps]opRule{
 	npushim.LogSumExp:   rule("aclnnLogSumExp", actDTypes, anyDType&^f64),
 	npushim.Var:         rule("aclnnVarCorrection", actDTypes, actDTypes),
 	npushim.Std:         rule("aclnnStd", actDTypes, actDTypes),
+	// ---- nn and indexing ops ----
+	npushim.IndexSelect:         likeRule("aclnnIndexSelect", 1<<1, anyDType, anyDType, indexDTypes),
+	npushim.Gather:              likeRule("aclnnGather", 1<<1, anyDType, anyDType, indexDTypes),
+	npushim.Scatter:             likeRule("aclnnScatter", 1<<1|1<<3, anyDType, anyDType, indexDTypes, anyDType),
+	npushim.ScatterValue:        likeRule("aclnnScatterValue", 1<<1, anyDType, anyDType, indexDTypes),
+	npushim.ScatterAdd:          likeRule("aclnnScatterAdd", 1<<1|1<<3, anyDType, anyDType, indexDTypes, anyDType),
+	npushim.IndexAdd:            likeRule("aclnnIndexAdd", 1<<1|1<<3, anyDType, anyDType, indexDTypes, anyDType),
+	npushim.MaskedFill:          rule("aclnnInplaceMaskedFillScalar", maskedFillDTypes, bl),
+	npushim.Cumsum:              rule("aclnnCumsum", cumsumDTypes, anyDType),
+	npushim.ArgMin:              rule("aclnnArgMin", i32|i64, noBool),
+	npushim.Amin:                sameRule("aclnnAmin", anyDType, anyDType),
+	npushim.MaxDim:              likeRule("aclnnMaxDim", 1<<2, withValueDTypes, indexDTypes, withValueDTypes),
+	npushim.MinDim:              likeRule("aclnnMinDim", 1<<2, withValueDTypes, indexDTypes, withValueDTypes),
+	npushim.Prod:                rule("aclnnProd", anyDType, anyDType),
+	npushim.ProdDim:             rule("aclnnProdDim", anyDType, anyDType),
+	npushim.Sort:                rule("aclnnSort", anyDType, i64, anyDType&^f64),
+	npushim.Topk:                likeRule("aclnnTopk", 1<<2, noBool, i64, noBool),
+	npushim.Cat:                 rule("aclnnCat", anyDType, anyDType),
+	npushim.Flip:                sameRule("aclnnFlip", anyDType, anyDType),
+	npushim.BatchNorm:           rule("aclnnBatchNorm", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.BatchNormBackward:   rule("aclnnBatchNormBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.Convolution:         rule("aclnnConvolution", nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.ConvolutionBackward: rule("aclnnConvolutionBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+}
+
+// ---- nn and indexing ops ----
+
+// Dtype sets of the nn and indexing ops (sources in docs/npu-ops.md).
+const (
+	indexDTypes      = i32 | i64
+	maskedFillDTypes = f32 | i32 | i64 | f16 | i8 | bl | bf16
+	cumsumDTypes     = anyDType &^ bl
+	withValueDTypes  = f32 | f16 | i64 | bl | bf16 // ArgMaxWithValue, ArgMinWithValue
+	nnFloat          = f32 | f16 | bf16            // batch norm, convolution
+)
+
+// likeRule is rule for an op whose tensors in the bit set like must have
+// tensor 0's dtype.
+func likeRule(name string, like uint64, tensors ...dset) opRule {
+	r := rule(name, tensors...)
+	r.like = like
+	return r
+}
+
+// tensorSet is the dtypes tensor i of the op takes: a list op's inputs past
+// the rule's last tensor take the last one's.
+func (r *opRule) tensorSet(i int) dset {
+	if i < len(r.tensors) {
+		return r.tensors[i]
+	}
+	return r.tensors[len(r.tensors)-1]
 }
 
 // checkDTypes returns ErrNotImplemented, naming the op, the dtype and the
@@ -244,12 +301,19 @@ func checkDTypes(op int, ops []*kernel.Operand) error {
 	r := &opRules[op]
 	c := chipOf(state.soc)
 	for i, o := range ops {
+		if o == nil { // an optional tensor left out
+			continue
+		}
 		dt, ok := aclDType[o.DType]
-		if ok && i < len(r.tensors) && !r.allows(i, dt, c) {
+		if ok && !r.allows(i, dt, c) {
 			return kernel.Errorf(kernel.ErrNotImplemented, "%s takes no %s (tensor %d) on %s", r.name, o.DType.Name(), i, socName())
 		}
 		if r.same && o.DType != ops[0].DType {
 			return kernel.Errorf(kernel.ErrNotImplemented, "%s needs one dtype for all its tensors, got %s and %s", r.name,
+				ops[0].DType.Name(), o.DType.Name())
+		}
+		if i < 64 && r.like>>uint(i)&1 == 1 && o.DType != ops[0].DType {
+			return kernel.Errorf(kernel.ErrNotImplemented, "%s needs tensor %d of tensor 0's dtype, got %s and %s", r.name, i,
 				ops[0].DType.Name(), o.DType.Name())
 		}
 		if len(o.Shape) > r.maxDims {

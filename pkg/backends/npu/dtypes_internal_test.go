@@ -36,7 +36,9 @@ func dtypeHeader() string {
 struct dtype_rule {
 	const char *name;
 	int tensors, same, max_dims; /* same: all tensors of one dtype */
-	unsigned long long dtypes[4];
+	unsigned long long dtypes[10];
+	/* ---- nn and indexing ops ---- */
+	unsigned long long like; /* bit i: tensor i has tensor 0's dtype */
 };
 
 static const struct dtype_rule dtype_rules[] = {
@@ -57,6 +59,10 @@ static const struct dtype_rule dtype_rules[] = {
 			}
 			fmt.Fprintf(&b, "\t\t%s,\n", strings.Join(names, " | "))
 		}
+		if r.like != 0 {
+			fmt.Fprintf(&b, "\t}, %#x},\n", r.like)
+			continue
+		}
 		b.WriteString("\t}},\n")
 	}
 	b.WriteString("};\n")
@@ -67,7 +73,7 @@ static const struct dtype_rule dtype_rules[] = {
 // one opRules renders; MINDTORCH_WRITE_DTYPE_HEADER=1 (go generate) writes it.
 func TestDTypeHeaderIsCurrent(t *testing.T) {
 	for op := range npushim.NumOps {
-		if opRules[op].name == "" || len(opRules[op].tensors) == 0 || len(opRules[op].tensors) > 4 {
+		if opRules[op].name == "" || len(opRules[op].tensors) == 0 || len(opRules[op].tensors) > ruleTensors {
 			t.Errorf("op %d has no rule", op)
 		}
 	}

@@ -42,7 +42,8 @@ func tensor(o *kernel.Operand, dev int) (npushim.Tensor, error) {
 	return t, nil
 }
 
-// launch runs op over the call's output and inputs (in that order).
+// launch runs op over the call's output and inputs (in that order); a nil
+// operand is an optional tensor left out.
 func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) error {
 	dev := c.Device.Index
 	if c.Device.Type != device.NPU {
@@ -53,6 +54,10 @@ func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) er
 	}
 	ts := make([]npushim.Tensor, len(ops))
 	for i, o := range ops {
+		if o == nil { // an optional tensor left out (the nn ops): NULL
+			ts[i].NDim = -1
+			continue
+		}
 		t, err := tensor(o, dev)
 		if err != nil {
 			return err
@@ -67,6 +72,9 @@ func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) er
 
 func deviceOf(ops []*kernel.Operand) int {
 	for _, o := range ops {
+		if o == nil {
+			continue
+		}
 		if m, ok := o.Mem.(*Memory); ok {
 			return m.dev
 		}

@@ -1,0 +1,43 @@
+package npuemu
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestEmulatorNNRules builds the emulator and the C checks of its nn and
+// indexing ops (csrc/testing/emulator_nn_rules_test.c): each op refuses
+// what its op_api source refuses, computes exactly, faults on an index out
+// of range at the synchronize; tensor lists and bool arrays are counted.
+// With MINDTORCH_SANITIZE=1 (make test-sanitize) the emulator and the checks
+// are built under AddressSanitizer and UBSan too.
+func TestEmulatorNNRules(t *testing.T) {
+	runNNRules(t, t.TempDir(), nil)
+	if os.Getenv("MINDTORCH_SANITIZE") == "1" {
+		t.Run("sanitizers", func(t *testing.T) { runNNRules(t, t.TempDir(), sanitizers) })
+	}
+}
+
+func runNNRules(t *testing.T, dir string, flags []string) {
+	t.Helper()
+	if err := Build(dir, All, flags...); err != nil {
+		t.Fatal(err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "csrc", "testing", "emulator_nn_rules_test.c")
+	bin := filepath.Join(dir, "nnrules")
+	if err := cc(flags, "-o", bin, src, "-L"+dir, "-lascendcl", "-lnnopbase", "-lopapi", "-l:"+Core, "-Wl,-rpath,"+dir, "-ldl",
+		"-lpthread", "-lm"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "UBSAN_OPTIONS=print_stacktrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Errorf("%v:\n%s", err, out)
+	}
+}
