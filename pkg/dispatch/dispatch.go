@@ -248,21 +248,58 @@ func decorate(c *kernel.Call, err error) error {
 	return oe
 }
 
-// OpDevices is one row of the registry: an op and the devices that run it.
+// OpDevices is one row of the registry: an op, the device types with a
+// kernel for it, and for every device type linked into the program the
+// routes by which the op runs there (Routes' answer, in the order the
+// dispatcher tries them; none: the op fails on that device).
 type OpDevices struct {
 	Op      string
 	Devices []device.Type
+	Routes  []DeviceRoutes
 }
 
-// RegisteredOps lists every op with the device types that can run it.
+// DeviceRoutes are the routes of one op on one device type.
+type DeviceRoutes struct {
+	Device device.Type
+	Routes []Route
+}
+
+// RegisteredOps lists every op with the device types that run it natively
+// and its routes on each device type that has a backend linked in, so that
+// a caller sees which ops an accelerator runs natively, by decomposition or
+// on the host.
 func RegisteredOps() []OpDevices {
+	linked := linkedDevices()
 	var out []OpDevices
 	for op := kernel.OpID(1); op < kernel.NumOps; op++ {
-		if ds := kernel.Devices(op); len(ds) > 0 {
-			out = append(out, OpDevices{Op: op.String(), Devices: ds})
+		ds := kernel.Devices(op)
+		if len(ds) == 0 {
+			continue
 		}
+		row := OpDevices{Op: op.String(), Devices: ds}
+		for _, t := range linked {
+			row.Routes = append(row.Routes, DeviceRoutes{Device: t, Routes: Routes(op, t)})
+		}
+		out = append(out, row)
 	}
 	return out
+}
+
+// linkedDevices are the device types with at least one kernel registered.
+func linkedDevices() []device.Type {
+	var seen [device.NumTypes]bool
+	for op := kernel.OpID(1); op < kernel.NumOps; op++ {
+		for _, t := range kernel.Devices(op) {
+			seen[t] = true
+		}
+	}
+	var ts []device.Type
+	for t := range device.Type(device.NumTypes) {
+		if seen[t] {
+			ts = append(ts, t)
+		}
+	}
+	return ts
 }
 
 // emptyOutputs reports whether every output has no elements: then there is
