@@ -2,6 +2,7 @@
 core Go uses: MINDTORCH_BENCH_THREADS, or every core), printed in the format
 of Go's benchmarks for side-by-side reading."""
 import os
+import re
 import timeit
 
 THREADS = int(os.environ.get("MINDTORCH_BENCH_THREADS") or os.cpu_count())
@@ -11,9 +12,13 @@ os.environ["OPENBLAS_NUM_THREADS"] = str(THREADS)
 import torch  # noqa: E402
 
 torch.set_num_threads(THREADS)
+# MINDTORCH_BENCH, the Go benchmarks' pattern, selects by name here too.
+PATTERN = re.compile(os.environ.get("MINDTORCH_BENCH") or ".")
 
 
 def bench(name, stmt, number):
+    if not PATTERN.search(name):
+        return
     t = min(timeit.repeat(stmt, number=number, repeat=5)) / number
     print(f"PyTorch{name}\t{number}\t{t * 1e9:.1f} ns/op")
 
@@ -63,3 +68,35 @@ def mlp_step():
 
 
 bench("MLPForwardBackward", mlp_step, 500)
+
+# The single kernels of pkg/torch/kernels_bench_test.go.
+g = torch.Generator().manual_seed(0)
+x16 = torch.randn(16 << 20, generator=g)
+bench("Amax16M", lambda: x16.amax(), 20)
+del x16
+r1k = torch.randn(1024, 1024, generator=g)
+bench("AmaxRows1024", lambda: r1k.amax(1), 200)
+bench("MaxDimRows1024", lambda: r1k.max(1), 200)
+bench("MaxDimCols1024", lambda: r1k.max(0), 200)
+x1m = torch.randn(1_000_000, generator=g)
+bench("Topk1e6", lambda: x1m.topk(10), 50)
+xr = torch.randn(256, 4096, generator=g)
+bench("TopkRows", lambda: xr.topk(10, 1), 50)
+xi1m = torch.randint(0, 1 << 40, (1_000_000,), generator=g)
+bench("Sort1e6/stable", lambda: x1m.sort(stable=True), 5)
+bench("Sort1e6/unstable", lambda: x1m.sort(), 5)
+bench("Sort1e6/int64", lambda: xi1m.sort(stable=True), 5)
+for n, name, number in [(1000, "1e+03", 20000), (100_000, "1e+05", 500), (1_000_000, "1e+06", 50),
+                        (16_000_000, "2e+07", 5)]:
+    xg = torch.randn(n, generator=g)
+    bench(f"Gelu/{name}", lambda: torch.nn.functional.gelu(xg), number)
+xg = torch.randn(1_000_000, generator=g, requires_grad=True)
+yg = torch.nn.functional.gelu(xg)
+gg = torch.ones_like(yg)
+bench("GeluBackward", lambda: torch.autograd.grad(yg, xg, gg, retain_graph=True), 50)
+xs = torch.randn(4096, 1024, generator=g)
+ix = torch.randint(0, 1024, (4096, 256), generator=g)
+bench("GatherDim1", lambda: xs.gather(1, ix), 50)
+xs = torch.randn(4096, 4096, generator=g)
+ix = torch.randint(0, 4096, (1024,), generator=g)
+bench("IndexSelectDim1", lambda: xs.index_select(1, ix), 20)

@@ -180,6 +180,31 @@ typedef struct {
 } mt_index_job;
 int mt_index(mt_index_job *job, void *out, void *src, void *index);
 
+/* Sort and topk (sort.c) along one dim. Each row is the n elements along
+ * the dim at one position of the other dims: rows is a plan over those
+ * dims (operands x, values, indices; byte strides), nrows positions, and
+ * stride the byte strides along the dim. A row's first k elements in the
+ * order are written (values in dtype, int64 indices): all n for a stable
+ * sort (equal values in index order) and for PyTorch 1.13's unstable sort
+ * (libstdc++'s std::sort of value-index pairs, replayed); k for topk
+ * (PyTorch's partial_sort, or nth_element and sort). NaN is the largest
+ * value. Rows are split across the pool in shares of at least grain rows
+ * (0: one thread). MT_ERR_NOMEM without memory for a share's buffer;
+ * MT_ERR_UNSUPPORTED for a row of 2^32 elements or more of a dtype of 32
+ * bits or less. */
+enum { MT_SORT_STABLE, MT_SORT_STD, MT_SORT_TOPK };
+typedef struct {
+  mt_plan rows;
+  int64_t nrows;
+  int64_t dtype;
+  int64_t kind;       /* MT_SORT_* */
+  int64_t descending; /* sort: descending; topk: largest */
+  int64_t n, k;
+  int64_t stride[3];
+  int64_t grain;
+} mt_sort_job;
+int mt_sort(const mt_sort_job *job, const void *x, void *values, int64_t *indices);
+
 /* Convolutions (conv.c): the geometry of one image plane and its column
  * matrix. mt_im2col writes, for planes (image, channel) of contiguous
  * [h, w] planes at x, their rows of the column matrix [kh*kw, oh*ow] per

@@ -106,10 +106,12 @@ const (
 	OpLerp              = C.MT_LERP
 	OpMaskedFill        = C.MT_MASKED_FILL
 	OpThresholdBackward = C.MT_THRESHOLD_BACKWARD
+	OpGeluBackward      = C.MT_GELU_BACKWARD
 	OpRoundDecimals     = C.MT_ROUND_DECIMALS
 	OpDivTrunc          = C.MT_DIV_TRUNC
 	OpDivFloor          = C.MT_DIV_FLOOR
 	OpGeluTanh          = C.MT_GELU_TANH
+	OpGeluBackwardTanh  = C.MT_GELU_BACKWARD_TANH
 	OpNumPointwise      = C.MT_NUM_POINTWISE
 )
 
@@ -238,9 +240,11 @@ var CEnums = map[string]int{
 	"MT_LERP":                C.MT_LERP,
 	"MT_MASKED_FILL":         C.MT_MASKED_FILL,
 	"MT_THRESHOLD_BACKWARD":  C.MT_THRESHOLD_BACKWARD,
+	"MT_GELU_BACKWARD":       C.MT_GELU_BACKWARD,
 	"MT_ROUND_DECIMALS":      C.MT_ROUND_DECIMALS,
 	"MT_DIV_TRUNC":           C.MT_DIV_TRUNC,
 	"MT_DIV_FLOOR":           C.MT_DIV_FLOOR,
 	"MT_GELU_TANH":           C.MT_GELU_TANH,
+	"MT_GELU_BACKWARD_TANH":  C.MT_GELU_BACKWARD_TANH,
 	"MT_NUM_POINTWISE":       C.MT_NUM_POINTWISE,
 }

@@ -5,8 +5,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "loops.h" /* first: its pragma applies to fastexp.h too */
+#include "loops.h" /* first: its pragma applies to fastexp.h and fasterf.h too */
 #include "fastexp.h"
+#include "fasterf.h"
 
 static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];
 
@@ -97,8 +98,10 @@ static inline double mt_sign(double x) { return (double)((0 < x) - (x < 0)); }
 static inline float mt_signf(float x) { return (float)((0 < x) - (x < 0)); }
 static inline double mt_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static inline float mt_sigmoidf(float x) { return 1.0f / (1.0f + mt_expf(-x)); }
+/* erf: libm's for double, the vectorisable polynomial of fasterf.h for float. */
+static inline double mt_erf(double x) { return erf(x); }
 static inline double mt_gelu(double x) { return 0.5 * x * (1.0 + erf(x * M_SQRT1_2)); }
-static inline float mt_geluf(float x) { return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2)); }
+static inline float mt_geluf(float x) { return 0.5f * x * (1.0f + mt_erff(x * (float)M_SQRT1_2)); }
 static inline double mt_gelu_tanh(double x) {
   const double k = M_SQRT2 * M_2_SQRTPI * 0.5;
   return 0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x)));
@@ -106,6 +109,30 @@ static inline double mt_gelu_tanh(double x) {
 static inline float mt_gelu_tanhf(float x) {
   const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5);
   return 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+}
+/* gelu's derivative times g, as PyTorch's GeluBackwardKernelImpl: exact,
+ * Phi(x) + x phi(x); and of the tanh approximation. */
+static inline double mt_gelu_backward(double g, double x) {
+  const double cdf = 0.5 * (1.0 + erf(x * M_SQRT1_2));
+  const double pdf = exp(-0.5 * x * x) * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return g * (cdf + x * pdf);
+}
+static inline float mt_gelu_backwardf(float g, float x) {
+  const float cdf = 0.5f * (1.0f + mt_erff(x * (float)M_SQRT1_2));
+  const float pdf = mt_expf(-0.5f * x * x) * (float)(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return g * (cdf + x * pdf);
+}
+static inline double mt_gelu_tanh_backward(double g, double x) {
+  const double k = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+  const double t = tanh(k * (x + kappa * x * x * x));
+  const double dinner = k * (1.0 + 3.0 * kappa * x * x);
+  return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner);
+}
+static inline float mt_gelu_tanh_backwardf(float g, float x) {
+  const float k = (float)(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = 0.044715f;
+  const float t = tanhf(k * (x + kappa * x * x * x));
+  const float dinner = k * (1.0f + 3.0f * kappa * x * x);
+  return g * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * dinner);
 }
 static inline double mt_frac(double x) { return x - trunc(x); }
 static inline float mt_fracf(float x) { return x - truncf(x); }

@@ -102,6 +102,73 @@ SUM_FUNCS(double, f64)
 ROW_MAX(float, f32, int32_t, 32)
 ROW_MAX(double, f64, int64_t, 64)
 
+/* ---- the extremes of a contiguous row ----
+ * ext_row_max and ext_row_min are the maximum (CMP >) and the minimum (<)
+ * of x[0, n), n > 0, and NaN when the row holds one, as PyTorch's amax and
+ * amin (which of -0 and +0 comes out of a row holding both is unspecified
+ * there too). For floating types FL is 1 and I is the integer type of T's
+ * bits: NaNs are found as the absolute values' bits above infinity's, by
+ * an integer maximum beside the float one (a NaN-propagating compare and
+ * blend costs a third more). EXT_LANES accumulators side by side let the
+ * compiler vectorise. ext_at is the index of the first element equal to
+ * the extreme, or of the first NaN: PyTorch's max(dim), whose value is the
+ * element at that index; its search checks a block of EXT_LANES elements
+ * at a time, vectorised, and looks inside the one that holds the answer. */
+#define EXT_LANES 32
+#define ROW_EXTREME(T, S, I, FL, NAME, CMP)                                    \
+  MT_CLONES static T ext_row_##NAME##_##S(const T *x, int64_t n) {            \
+    const I mag = (I)(~(uint64_t)0 >> (65 - 8 * sizeof(T)));                  \
+    const I inf = (I)(sizeof(T) == 4 ? 0x7f800000 : 0x7ff0000000000000);      \
+    T acc[EXT_LANES];                                                         \
+    I big[EXT_LANES]; /* the largest absolute value's bits */                 \
+    for (int j = 0; j < EXT_LANES; j++) { acc[j] = x[0]; big[j] = 0; }        \
+    int64_t i = 0;                                                            \
+    for (; i + EXT_LANES <= n; i += EXT_LANES)                                \
+      for (int j = 0; j < EXT_LANES; j++) {                                   \
+        T v = x[i + j];                                                       \
+        acc[j] = v CMP acc[j] ? v : acc[j];                                   \
+        if (FL) {                                                             \
+          I b;                                                                \
+          memcpy(&b, x + i + j, sizeof b);                                    \
+          b &= mag;                                                           \
+          big[j] = b > big[j] ? b : big[j];                                   \
+        }                                                                     \
+      }                                                                       \
+    _Pragma("GCC unroll 8") /* else the halving goes through the stack */     \
+    for (int w = EXT_LANES / 2; w >= 1; w /= 2)                               \
+      for (int j = 0; j < w; j++) {                                           \
+        acc[j] = acc[j + w] CMP acc[j] ? acc[j + w] : acc[j];                 \
+        big[j] = big[j + w] > big[j] ? big[j + w] : big[j];                   \
+      }                                                                       \
+    T m = acc[0];                                                             \
+    int nan = FL && big[0] > inf;                                             \
+    for (; i < n; i++) {                                                      \
+      m = x[i] CMP m ? x[i] : m;                                              \
+      nan |= ISNAN(x[i]);                                                     \
+    }                                                                         \
+    return nan ? (T)NAN : m;                                                  \
+  }                                                                           \
+  MT_CLONES static int64_t ext_at_##NAME##_##S(const T *x, int64_t n) {       \
+    const T m = ext_row_##NAME##_##S(x, n);                                   \
+    const int nan = ISNAN(m);                                                 \
+    int64_t i = 0;                                                            \
+    for (; i + EXT_LANES <= n; i += EXT_LANES) {                              \
+      int hit = 0;                                                            \
+      for (int j = 0; j < EXT_LANES; j++) hit |= nan ? ISNAN(x[i + j]) : x[i + j] == m; \
+      if (hit) break;                                                         \
+    }                                                                         \
+    for (; i < n; i++)                                                        \
+      if (nan ? ISNAN(x[i]) : x[i] == m) return i;                            \
+    return 0;                                                                 \
+  }
+
+ROW_EXTREME(float, f32, int32_t, 1, max, >)
+ROW_EXTREME(float, f32, int32_t, 1, min, <)
+ROW_EXTREME(double, f64, int64_t, 1, max, >)
+ROW_EXTREME(double, f64, int64_t, 1, min, <)
+ROW_EXTREME(int64_t, i64, int64_t, 0, max, >)
+ROW_EXTREME(int64_t, i64, int64_t, 0, min, <)
+
 /* Integer sums wrap around, as PyTorch's do. */
 static int64_t sum_row_i64(const int64_t *x, int64_t n) {
   uint64_t s = 0;
@@ -132,9 +199,10 @@ static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc,
 
 /* The extremes along r, CMP being > (max) or <: NAME the values (a NaN
  * wins and stays), ARG the index of the first extreme (the first NaN). */
-#define EXTREME(NAME, ARG, T, CMP)                                             \
+#define EXTREME(NAME, ARG, ROW, T, CMP)                                        \
   MT_CLONES KERNEL(NAME, T, T) {                                               \
     (void)g_all; (void)idx_all; (void)a;                                       \
+    if (inner == 1) { out_all[0] = ext_row_##ROW(x_all, r); return 0; }           \
     TILES(                                                                     \
       T *out = out_all + c0;                                                   \
       for (int64_t j = 0; j < nc; j++) out[j] = x[j];                          \
@@ -147,6 +215,11 @@ static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc,
   }                                                                            \
   KERNEL(ARG, T, T) {                                                          \
     (void)g_all; (void)a;                                                      \
+    if (inner == 1) {                                                          \
+      idx_all[0] = ext_at_##ROW(x_all, r);                                         \
+      if (out_all) out_all[0] = x_all[idx_all[0]];                             \
+      return 0;                                                                \
+    }                                                                          \
     TILES(                                                                     \
       T best[TILE]; int64_t *bi = idx_all + c0;                                \
       for (int64_t j = 0; j < nc; j++) { best[j] = x[j]; bi[j] = 0; }          \
@@ -179,10 +252,10 @@ static void sum_cols_i64(const int64_t *x, int64_t r, int64_t inner, int64_t nc,
     return 0;                                                                  \
   }                                                                            \
   RREG(MT_R_PROD, DT, prod_##S)                                                \
-  EXTREME(amax_##S, argmax_##S, T, >)                                          \
+  EXTREME(amax_##S, argmax_##S, max_##S, T, >)                                          \
   RREG(MT_R_AMAX, DT, amax_##S)                                                \
   RREG(MT_R_ARGMAX, DT, argmax_##S)                                            \
-  EXTREME(amin_##S, argmin_##S, T, <)                                          \
+  EXTREME(amin_##S, argmin_##S, min_##S, T, <)                                          \
   RREG(MT_R_AMIN, DT, amin_##S)                                                \
   RREG(MT_R_ARGMIN, DT, argmin_##S)                                            \
   KERNEL(cumsum_##S, T, T) {                                                   \

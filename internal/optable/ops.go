@@ -142,7 +142,7 @@ var Ops = []Op{
 	{ID: "Silu", Name: "silu", Kind: Unary, Rule: FloatOnly, Float: "x * G(mt_sigmoid, x)", Forms: unary("Silu", "returns t * sigmoid(t)")},
 	{ID: "Softplus", Name: "softplus", Attrs: "Scalars[0] beta, Scalars[1] threshold", Kind: Unary, Rule: FloatOnly,
 		Float: "x * c0 > c1 ? x : G(log1p, G(exp, x * c0)) / c0", CAttrs: []int{0, 1}},
-	{ID: "Erf", Name: "erf", Kind: Unary, Rule: ToFloat, Float: "G(erf, x)", Forms: unary("Erf", "returns the error function")},
+	{ID: "Erf", Name: "erf", Kind: Unary, Rule: ToFloat, Float: "G(mt_erf, x)", Forms: unary("Erf", "returns the error function")},
 	{ID: "Erfc", Name: "erfc", Kind: Unary, Rule: ToFloat, Float: "G(erfc, x)", Forms: unary("Erfc", "returns the complementary error function 1 - erf(t)")},
 	{ID: "Erfinv", Name: "erfinv", Kind: Unary, Rule: ToFloat, Float: "G(mt_erfinv, x)", Forms: unary("Erfinv", "returns the inverse error function")},
 	{ID: "Sinc", Name: "sinc", Kind: Unary, Rule: ToFloat, Float: "G(mt_sinc, x)", Forms: unary("Sinc", "returns sin(πt)/(πt), and 1 at 0")},
@@ -199,6 +199,9 @@ var Ops = []Op{
 
 	{ID: "ThresholdBackward", Name: "threshold_backward", Attrs: "Out = In[1] > Scalars[0] ? In[0] : 0 (relu backward)",
 		Kind: Ternary, Rule: Same, NoBool: true, CustomC: true, CAttrs: []int{0}, Section: "Pointwise gradients."},
+	{ID: "GeluBackward", Name: "gelu_backward", Attrs: "Out = In[0] * gelu'(In[1]); Mode: GeluNone, GeluTanh",
+		Kind: Binary, Rule: FloatOnly, Float: "G2(mt_gelu_backward, x, y)",
+		Variants: []Variant{{Suffix: "TANH", Mode: "kernel.GeluTanh", Float: "G2(mt_gelu_tanh_backward, x, y)"}}},
 
 	// Reductions.
 	{ID: "Sum", Name: "sum", Attrs: "DType: the result dtype", Section: "Reductions over Dims (all dims when empty), with KeepDim."},

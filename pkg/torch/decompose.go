@@ -27,6 +27,7 @@ func init() {
 	// ---- pointwise math ops ----
 	dispatch.RegisterDecomposition(kernel.OpDeg2rad, decomposeDeg2rad)
 	dispatch.RegisterDecomposition(kernel.OpRad2deg, decomposeRad2deg)
+	dispatch.RegisterDecomposition(kernel.OpGeluBackward, decomposeGeluBackward)
 }
 
 // operandTensor wraps o as a tensor that shares o's memory and owns
@@ -175,4 +176,27 @@ func decomposeScale(c *kernel.Call, k float64) error {
 		r = r.ToDType(c.Out[0].DType)
 	}
 	return writeOutput(c, 0, r)
+}
+
+// decomposeGeluBackward is gelu's backward, g * gelu'(x), with the ops of
+// its formula: exact, Phi(x) + x phi(x); of the tanh approximation
+// 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 a x^2), t = tanh(k (x + a x^3)).
+// Each op rounds on its own, so the result may differ from the fused
+// kernel's in the last bits, as PyTorch's composite does.
+func decomposeGeluBackward(c *kernel.Call) error {
+	g, x := operandTensor(&c.In[0]), operandTensor(&c.In[1])
+	var d *Tensor
+	if c.Mode == kernel.GeluTanh {
+		k, a := math.Sqrt(2/math.Pi), 0.044715
+		x2 := x.Mul(x)
+		t := x.Add(x2.Mul(x).MulScalar(a)).MulScalar(k).Tanh()
+		left := t.AddScalar(1).MulScalar(0.5)
+		right := x.Mul(t.Mul(t).Neg().AddScalar(1)).Mul(x2.MulScalar(3 * a).AddScalar(1)).MulScalar(0.5 * k)
+		d = left.Add(right)
+	} else {
+		cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
+		pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
+		d = cdf.Add(x.Mul(pdf))
+	}
+	return writeOutput(c, 0, g.Mul(d))
 }

@@ -261,6 +261,9 @@ func init() {
 	binaryRules[kernel.OpMinimum] = &binaryRule{name: "MinimumBackward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		return extremumGrads(g, a.Lt(b), a.Eq(b))
 	}}
+	binaryRules[kernel.OpGeluBackward] = &binaryRule{name: "GeluBackwardBackward0", grad: func(g, a, b, _ *Tensor, mode int, _ kernel.Scalar) (*Tensor, *Tensor) {
+		return geluGrad(g, b, nil, [2]kernel.Scalar{}, mode), g.Mul(a).Mul(geluSecond(b, mode))
+	}}
 	binaryRules[kernel.OpAtan2] = &binaryRule{name: "Atan2Backward0", grad: func(g, a, b, _ *Tensor, _ int, _ kernel.Scalar) (*Tensor, *Tensor) {
 		den := a.Mul(a).Add(b.Mul(b))
 		return g.Mul(b).Div(den), g.Mul(a).Div(den).Neg()
@@ -346,19 +349,27 @@ func extremumGrads(g, firstWins, tie *Tensor) (*Tensor, *Tensor) {
 }
 
 // geluGrad is the derivative of gelu, exact (the normal CDF) or its tanh
-// approximation.
+// approximation: one fused op, PyTorch's gelu_backward.
 func geluGrad(g, x, _ *Tensor, _ [2]kernel.Scalar, mode int) *Tensor {
+	return binary(kernel.OpGeluBackward, g, x, mode, kernel.Scalar{})
+}
+
+// geluSecond is gelu's second derivative: exact, phi(x) (2 - x^2); of the
+// tanh approximation 0.5 x (1 + t), t = tanh(u), u = k (x + a x^3),
+// (1 - t^2) (du + 0.5 x (ddu - 2 t du^2)) with du, ddu the first two
+// derivatives of u.
+func geluSecond(x *Tensor, mode int) *Tensor {
 	if mode == kernel.GeluTanh {
-		k := math.Sqrt(2 / math.Pi)
+		k, a := math.Sqrt(2/math.Pi), 0.044715
 		x2 := x.Mul(x)
-		t := x.Add(x2.Mul(x).MulScalar(0.044715)).MulScalar(k).Tanh()
-		left := t.AddScalar(1).MulScalar(0.5)
-		right := x.Mul(t.Mul(t).Neg().AddScalar(1)).Mul(x2.MulScalar(3 * 0.044715).AddScalar(1)).MulScalar(0.5 * k)
-		return g.Mul(left.Add(right))
+		t := x.Add(x2.Mul(x).MulScalar(a)).MulScalar(k).Tanh()
+		du := x2.MulScalar(3 * a).AddScalar(1).MulScalar(k)
+		ddu := x.MulScalar(6 * a * k)
+		inner := du.Add(x.MulScalar(0.5).Mul(ddu.Sub(t.Mul(du).Mul(du).MulScalar(2))))
+		return t.Mul(t).Neg().AddScalar(1).Mul(inner)
 	}
-	cdf := x.MulScalar(1 / math.Sqrt2).Erf().AddScalar(1).MulScalar(0.5)
 	pdf := x.Mul(x).MulScalar(-0.5).Exp().MulScalar(1 / math.Sqrt(2*math.Pi))
-	return g.Mul(cdf.Add(x.Mul(pdf)))
+	return pdf.Mul(x.Mul(x).Neg().AddScalar(2))
 }
 
 // fitGrad brings an input's gradient to the input's shape and dtype.

@@ -107,6 +107,7 @@ var cPointwise = []kernel.OpID{
 	kernel.OpLerp,
 	kernel.OpMaskedFill,
 	kernel.OpThresholdBackward,
+	kernel.OpGeluBackward,
 	kernel.OpRoundDecimals,
 }
 
@@ -120,6 +121,8 @@ func cOp(op kernel.OpID, mode int) int {
 		return cpukernels.OpDivFloor
 	case op == kernel.OpGelu && mode == kernel.GeluTanh:
 		return cpukernels.OpGeluTanh
+	case op == kernel.OpGeluBackward && mode == kernel.GeluTanh:
+		return cpukernels.OpGeluBackwardTanh
 	}
 	return int(op)
 }
@@ -245,6 +248,7 @@ var cInputs = [kernel.NumOps]int8{
 	kernel.OpLerp:              2,
 	kernel.OpMaskedFill:        2,
 	kernel.OpThresholdBackward: 2,
+	kernel.OpGeluBackward:      2,
 	kernel.OpRoundDecimals:     1,
 }
 

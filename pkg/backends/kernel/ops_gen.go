@@ -124,6 +124,7 @@ const (
 
 	// Pointwise gradients.
 	OpThresholdBackward // threshold_backward: Out = In[1] > Scalars[0] ? In[0] : 0 (relu backward)
+	OpGeluBackward      // gelu_backward: Out = In[0] * gelu'(In[1]); Mode: GeluNone, GeluTanh
 
 	// Reductions over Dims (all dims when empty), with KeepDim.
 	OpSum          // sum: DType: the result dtype
@@ -314,6 +315,7 @@ var opNames = [NumOps]string{
 	OpLerp:                      "lerp",
 	OpMaskedFill:                "masked_fill",
 	OpThresholdBackward:         "threshold_backward",
+	OpGeluBackward:              "gelu_backward",
 	OpSum:                       "sum",
 	OpMean:                      "mean",
 	OpProd:                      "prod",

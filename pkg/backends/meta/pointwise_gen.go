@@ -104,5 +104,6 @@ var pointwise = map[kernel.OpID]pwInfo{
 	kernel.OpLerp:              {rule: ruleFloatOnly},
 	kernel.OpMaskedFill:        {rule: ruleSame},
 	kernel.OpThresholdBackward: {rule: ruleSame, noBool: true},
+	kernel.OpGeluBackward:      {rule: ruleFloatOnly, binary: true},
 	kernel.OpRoundDecimals:     {rule: ruleFloatOnly},
 }

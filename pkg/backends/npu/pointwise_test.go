@@ -363,3 +363,45 @@ func TestPointwiseDecompositionsExact(t *testing.T) {
 	}
 	settle(t)
 }
+
+// gelu's backward has no fused kernel on the NPU: its decomposition runs
+// there (erf, exp, tanh and products), natively, and gives the CPU's
+// gradient to float32 rounding, in both modes.
+func TestGeluBackwardDecomposed(t *testing.T) {
+	x := torch.Linspace(-6, 6, 1001)
+	for _, approximate := range []bool{false, true} {
+		gelu := (*torch.Tensor).Gelu
+		if approximate {
+			gelu = (*torch.Tensor).GeluTanh
+		}
+		h := x.Detach().RequiresGrad_(true)
+		if err := gelu(h).Sum().Backward(); err != nil {
+			t.Fatal(err)
+		}
+		d, err := x.To("npu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.RequiresGrad_(true)
+		before := dispatch.CountsOf(kernel.OpGeluBackward, device.NPU)
+		if err := gelu(d).Sum().Backward(); err != nil {
+			t.Fatal(err)
+		}
+		after := dispatch.CountsOf(kernel.OpGeluBackward, device.NPU)
+		if after.Decomposed-before.Decomposed != 1 || after.HostFallback != before.HostFallback {
+			t.Errorf("gelu backward (tanh %v) on the NPU should be decomposed: %v, before %v", approximate, after, before)
+		}
+		got, err := torch.ToSlice[float32](d.Grad())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := torch.ToSlice[float32](h.Grad())
+		for i := range want {
+			if diff := math.Abs(float64(got[i] - want[i])); diff > 2e-6 {
+				t.Errorf("gelu backward (tanh %v) at %v: %v, want %v", approximate, i, got[i], want[i])
+				break
+			}
+		}
+	}
+	settle(t)
+}
