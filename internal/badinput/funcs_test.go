@@ -139,6 +139,9 @@ func tensorFuncs() []callable {
 		fn("nn.MultiLabelSoftMargin", nn.MultiLabelSoftMargin),
 		fn("nn.MultiMargin", nn.MultiMargin).withArgs(func() []any { return []any{f32(), classes().Narrow(0, 0, 2)} }),
 		fn("nn.SoftMargin", nn.SoftMargin),
+		fn("nn.CTC", nn.CTC).withArgs(func() []any {
+			return []any{f32().View(2, 1, 2).LogSoftmax(2), torch.FromSlice([]int64{1}).View(1, 1), []int{2}, []int{1}}
+		}),
 		fn("nn.Parameter", nn.Parameter),
 		fn("nn.Parameters", nn.Parameters),
 		fn("nn.ZeroGrad", nn.ZeroGrad),

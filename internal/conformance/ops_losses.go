@@ -47,6 +47,23 @@ func init() {
 	}
 }
 
+// ctc_loss takes its lengths, blank and zero_infinity as arguments;
+// ctc_loss_logits is ctc_loss of log_softmax of its input.
+func init() {
+	ctc := func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		opts := lossOptions(a)
+		if a.Has("blank") {
+			opts = append(opts, nn.WithBlank(a.I("blank")))
+		}
+		opts = append(opts, nn.WithZeroInfinity(a.B("zero_infinity")))
+		return One(nn.CTC(in[0], in[1], a.Ints("input_lengths"), a.Ints("target_lengths"), opts...))
+	}
+	Register("ctc_loss", ctc)
+	Register("ctc_loss_logits", func(in []*torch.Tensor, a Args) []*torch.Tensor {
+		return ctc([]*torch.Tensor{in[0].LogSoftmax(in[0].Dim() - 1), in[1]}, a)
+	})
+}
+
 // lossOptions reads a loss case's keyword arguments; a reduction PyTorch
 // does not know becomes one MindTorch does not know either.
 func lossOptions(a Args) []nn.LossOption {

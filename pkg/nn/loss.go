@@ -33,6 +33,7 @@ type lossConfig struct {
 	posWeight      *torch.Tensor
 	beta           float64
 	moreOptions    // the options of the losses of loss_more.go
+	ctc            ctcOptions
 }
 
 // LossOption sets an option of a loss function. A nil LossOption sets

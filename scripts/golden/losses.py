@@ -1,7 +1,8 @@
 """Golden data for the losses of pkg/nn/loss_more.go: F.kl_div,
 cosine_embedding_loss, margin_ranking_loss, triplet_margin_loss,
 hinge_embedding_loss, poisson_nll_loss, gaussian_nll_loss,
-multilabel_soft_margin_loss, multi_margin_loss and soft_margin_loss.
+multilabel_soft_margin_loss, multi_margin_loss, soft_margin_loss and
+ctc_loss (pkg/nn/ctc.go).
 
 For each loss: every reduction, every option, batched and unbatched
 inputs, broadcasting where PyTorch allows it, transposed and expanded
@@ -46,6 +47,10 @@ LOSSES = {
     "multilabel_soft_margin_loss": (F.multilabel_soft_margin_loss, 2, True),
     "multi_margin_loss": (F.multi_margin_loss, 2, False),
     "soft_margin_loss": (F.soft_margin_loss, 2, False),
+    "ctc_loss": (F.ctc_loss, 2, False),
+    # ctc_loss of logits through log_softmax: there PyTorch's gradient is
+    # the derivative, which the runner checks by finite differences.
+    "ctc_loss_logits": (lambda x, y, **kw: F.ctc_loss(x.log_softmax(-1), y, **kw), 2, False),
 }
 REDUCTIONS = ["none", "mean", "sum"]
 FLOATS = ["float32", "float64"]
@@ -79,9 +84,12 @@ def inp(values, dtype, views=()):
 cases = []
 
 
-def add(op, inputs, args, grad=None):
+def add(op, inputs, args, grad=None, gradcheck=True):
     """A case of loss op; grad lists which inputs get gradients (a grad
-    case needs float64 inputs away from the loss's kinks)."""
+    case needs float64 inputs away from the loss's kinks). gradcheck False
+    marks a gradient that is not the derivative (ctc_loss's of
+    log-probabilities), which the runner then does not check by finite
+    differences."""
     fn, n, same_grad_fn = LOSSES[op]
 
     def call(ts):
@@ -107,6 +115,8 @@ def add(op, inputs, args, grad=None):
         case["grad"] = {"out": enc_tensor(gout),
                         "inputs": [enc_tensor(t.grad) if g else None for t, g in zip(leaves, grad)],
                         "grad_fn": type(y.grad_fn).__name__ if same_grad_fn else ""}
+        if not gradcheck:
+            case["grad"]["no_gradcheck"] = True
     cases.append(case)
 
 
@@ -436,6 +446,69 @@ for red in REDUCTIONS:
 errors("soft_margin_loss", [(torch.ones(4), "float32"), (torch.ones(3, 4), "float32")], {})
 errors("soft_margin_loss", [(torch.ones(3, 4), "int64"), (torch.ones(3, 4), "float32")], {})
 errors("soft_margin_loss", [(torch.ones(3, 4), "float32"), (torch.ones(2, 4), "float32")], {})
+
+
+# ---- ctc_loss ----
+# Log-probabilities [T, N, C] (T=6, N=3, C=5), targets padded [N, S] or
+# concatenated, lengths as lists. Sample 1 of CTC_Y has three equal labels:
+# it needs 5 inputs, so input length 4 makes its loss infinite.
+CTC_Y = [[1, 2, 2], [3, 3, 3], [1, 4, 0]]
+
+
+def ctc_lp(t=6, n=3, c=5):
+    return randn(t, n, c).log_softmax(-1)
+
+
+for red in REDUCTIONS:
+    for d in FLOATS:
+        for zi in [False, True]:
+            add("ctc_loss", [inp(ctc_lp(), d), inp(CTC_Y, "int64")],
+                {"input_lengths": [6, 4, 5], "target_lengths": [3, 3, 2], "reduction": red, "zero_infinity": zi})
+        add("ctc_loss", [inp(ctc_lp(), d), inp([1, 2, 2, 3, 3, 1], "int32")],
+            {"input_lengths": [6, 6, 3], "target_lengths": [3, 3, 0], "reduction": red})
+        add("ctc_loss", [inp(ctc_lp(), d), inp(CTC_Y, "int64")],
+            {"input_lengths": [6, 5, 2], "target_lengths": [2, 3, 1], "reduction": red, "blank": 4})
+    # transposed log-probabilities ([N, T, C] in memory), unbatched, the
+    # empty batch (mean NaN, sum 0), float targets (truncated, as 1.13 takes them)
+    add("ctc_loss", [inp(randn(3, 6, 5).log_softmax(-1), "float64", [["transpose", 0, 1]]), inp(CTC_Y, "int64")],
+        {"input_lengths": [6, 6, 6], "target_lengths": [3, 3, 3], "reduction": red})
+    add("ctc_loss", [inp(randn(7, 4).log_softmax(-1), "float32"), inp([2, 2, 3], "int64")],
+        {"input_lengths": [7], "target_lengths": [3], "reduction": red})
+    add("ctc_loss", [inp(torch.zeros(6, 0, 5), "float32"), inp(torch.zeros(0, 2), "int64")],
+        {"input_lengths": [], "target_lengths": [], "reduction": red})
+    add("ctc_loss", [inp(ctc_lp(), "float64"), inp(CTC_Y, "float32")],
+        {"input_lengths": [6, 6, 6], "target_lengths": [3, 3, 2], "reduction": red})
+    # gradients: of log-probabilities (PyTorch's, not the derivative: no
+    # finite differences; an infinite loss has NaN gradients unless
+    # zero_infinity), and of logits through log_softmax (the derivative)
+    for zi in [False, True]:
+        add("ctc_loss", [inp(ctc_lp(), "float64"), inp(CTC_Y, "int64")],
+            {"input_lengths": [6, 4, 5], "target_lengths": [3, 3, 2], "reduction": red, "zero_infinity": zi},
+            [True, False], gradcheck=False)
+    add("ctc_loss", [inp(randn(6, 3, 5), "float64"), inp(CTC_Y, "int64")],
+        {"input_lengths": [6, 5, 4], "target_lengths": [3, 3, 2], "reduction": red}, [True, False], gradcheck=False)
+    add("ctc_loss_logits", [inp(randn(6, 3, 5), "float64"), inp(CTC_Y, "int64")],
+        {"input_lengths": [6, 5, 4], "target_lengths": [3, 3, 2], "reduction": red}, [True, False])
+    add("ctc_loss_logits", [inp(randn(5, 4), "float64"), inp([1, 3], "int64")],
+        {"input_lengths": [5], "target_lengths": [2], "reduction": red, "blank": 2}, [True, False])
+CTC_OK = {"input_lengths": [6, 6, 6], "target_lengths": [3, 3, 2]}
+errors("ctc_loss", [(ctc_lp(), "float16"), (CTC_Y, "int64")], CTC_OK)
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], {"input_lengths": [6, 6], "target_lengths": [3, 3, 2]})
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], {"input_lengths": [6, 6, 6], "target_lengths": [3, 3]})
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], dict(CTC_OK, blank=5))
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], dict(CTC_OK, blank=-1))
+errors("ctc_loss", [(ctc_lp(), "float32"), ([CTC_Y], "int64")], CTC_OK)
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y[:2], "int64")], CTC_OK)
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], {"input_lengths": [6, 7, 6], "target_lengths": [3, 3, 2]})
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], {"input_lengths": [6, 6, 6], "target_lengths": [3, 4, 2]})
+errors("ctc_loss", [(ctc_lp(), "float32"), ([1, 2, 3], "int64")], CTC_OK)
+errors("ctc_loss", [(ctc_lp(), "float32"), (CTC_Y, "int64")], dict(CTC_OK, reduction="foo"))
+# 1.13 reads outside the log-probabilities for a label out of range and a
+# negative length (2.x checks neither either); MindTorch refuses them.
+for args, y in [(CTC_OK, [[1, 2, 2], [3, 5, 3], [1, 4, 0]]), ({"input_lengths": [6, -1, 6], "target_lengths": [3, 3, 2]}, CTC_Y),
+                ({"input_lengths": [6, 6, 6], "target_lengths": [3, -1, 2]}, CTC_Y)]:
+    cases.append({"op": "ctc_loss", "inputs": [inp(ctc_lp(), "float32")[1], inp(y, "int64")[1]], "args": args,
+                  "error": "out of range"})
 
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
