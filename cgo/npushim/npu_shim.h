@@ -213,6 +213,12 @@ enum {
 	MT_NPU_CONVOLUTION_BACKWARD, /* gradInput, gradWeight, gradBias, gradOutput, input, weight (optional: the
 	                              * gradients not asked for); the attributes of MT_NPU_CONVOLUTION, and
 	                              * ext[12..15) outputMask, ext[15] the bias size (biasSizes, one value) */
+	/* ---- more ops ---- */
+	MT_NPU_DOT,                  /* out (0-dim), self, tensor (1-D) */
+	MT_NPU_CUMPROD,              /* out, self; i[0] dim (passed as an INT32 aclScalar), dtype */
+	MT_NPU_SEARCHSORTED,         /* out, sortedSequence, self (no sorter); flag right, i[0] outInt32 */
+	MT_NPU_NONZERO,              /* out (int64, [numel, ndim]: the largest output, its first rows written), self */
+	MT_NPU_MASKED_SELECT,        /* out (1-D, the broadcast numel: its first elements written), self, mask */
 	MT_NPU_NUM_OPS
 };
 

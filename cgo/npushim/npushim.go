@@ -186,6 +186,15 @@ const (
 	ConvolutionBackward = C.MT_NPU_CONVOLUTION_BACKWARD
 )
 
+// ---- more ops ----
+const (
+	Dot          = C.MT_NPU_DOT
+	Cumprod      = C.MT_NPU_CUMPROD
+	SearchSorted = C.MT_NPU_SEARCHSORTED
+	Nonzero      = C.MT_NPU_NONZERO
+	MaskedSelect = C.MT_NPU_MASKED_SELECT
+)
+
 // Shim error codes (CANN's are positive).
 const (
 	ErrNoLib    = C.MT_NPU_ENOLIB

@@ -28,7 +28,7 @@ typedef struct aclBoolArray aclBoolArray;
 
 enum { ACL_ERROR_REPEAT_INITIALIZE = 100002, ACL_FORMAT_ND = 2, ACL_MEM_MALLOC_HUGE_FIRST = 0 };
 enum { ACL_MEMCPY_HOST_TO_DEVICE = 1, ACL_MEMCPY_DEVICE_TO_HOST = 2, ACL_HBM_MEM = 1 };
-enum { ACL_FLOAT = 0, ACL_FLOAT16 = 1, ACL_INT64 = 9, ACL_DOUBLE = 11, ACL_BOOL = 12, ACL_BF16 = 27 };
+enum { ACL_FLOAT = 0, ACL_FLOAT16 = 1, ACL_INT32 = 3, ACL_INT64 = 9, ACL_DOUBLE = 11, ACL_BOOL = 12, ACL_BF16 = 27 };
 
 /* ---- the symbol table ---- */
 
@@ -277,6 +277,12 @@ static const struct {
 	[MT_NPU_BATCH_NORM_BACKWARD] = {"aclnnBatchNormBackward", 10},
 	[MT_NPU_CONVOLUTION] = {"aclnnConvolution", 4},
 	[MT_NPU_CONVOLUTION_BACKWARD] = {"aclnnConvolutionBackward", 6},
+	/* ---- more ops ---- (prototypes and sources: docs/npu-ops.md and the cases below) */
+	[MT_NPU_DOT] = {"aclnnDot", 3},
+	[MT_NPU_CUMPROD] = {"aclnnCumprod", 2},
+	[MT_NPU_SEARCHSORTED] = {"aclnnSearchSorted", 3},
+	[MT_NPU_NONZERO] = {"aclnnNonzero", 2},
+	[MT_NPU_MASKED_SELECT] = {"aclnnMaskedSelect", 3},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -800,6 +806,9 @@ typedef aclnnStatus (*ws_bn_bwd)(NNT, NNT, NNT, NNT, NNT, NNT, NNT, bool, double
 typedef aclnnStatus (*ws_conv)(NNT, NNT, NNT, NNA, NNA, NNA, bool, NNA, int64_t, aclTensor *, int8_t, NNW, NNX);
 typedef aclnnStatus (*ws_conv_bwd)(NNT, NNT, NNT, NNA, NNA, NNA, NNA, bool, NNA, int, const aclBoolArray *, int8_t, aclTensor *, aclTensor *,
 				   aclTensor *, NNW, NNX);
+/* ---- more ops ---- */
+typedef aclnnStatus (*ws_t_s_d_t)(NNT, const aclScalar *, int, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_t_t_b_b_t_t)(NNT, NNT, bool, bool, NNT, aclTensor *, NNW, NNX);
 
 
 /* ---- nn and indexing ops ---- */
@@ -1119,6 +1128,31 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 				     (int8_t)a->i[1], t[0], t[1], t[2], &wsn, &ex);
 		break;
 	}
+	/* ---- more ops ---- */
+	case MT_NPU_DOT: case MT_NPU_MASKED_SELECT:
+		/* aclnnDotGetWorkspaceSize(self, tensor, out, ...): hicann/ops-math math/dot/op_api/aclnn_dot.cpp;
+		 * aclnnMaskedSelectGetWorkspaceSize(self, mask, out, ...): hicann/ops-math
+		 * conversion/masked_select_v3/op_api/aclnn_masked_select.cpp */
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_CUMPROD: {
+		/* aclnnCumprodGetWorkspaceSize(input, const aclScalar *dim, const aclDataType dtype, out, ...): hicann/ops-math
+		 * math/cumprod/op_api/aclnn_cumprod.cpp; dim an INT32 or INT64 scalar (CheckDtypeValid), dtype out's */
+		int32_t d = (int32_t)a->i[0];
+		s[0] = acl.CreateScalar(&d, ACL_INT32);
+		e = ((ws_t_s_d_t)f)(t[1], s[0], a->dtype, t[0], &wsn, &ex);
+		break;
+	}
+	case MT_NPU_SEARCHSORTED:
+		/* aclnnSearchSortedGetWorkspaceSize(sortedSequence, self, const bool outInt32, const bool right, sorter, out,
+		 * ...): hicann/ops-math math/search_sorted/op_api/aclnn_searchsorted.cpp; no sorter (NULL) */
+		e = ((ws_t_t_b_b_t_t)f)(t[1], t[2], a->i[0] != 0, a->flag != 0, NULL, t[0], &wsn, &ex);
+		break;
+	case MT_NPU_NONZERO:
+		/* aclnnNonzeroGetWorkspaceSize(self, out, ...): hicann/ops-nn index/non_zero/docs/aclnnNonzero.md; out is
+		 * allocated at the largest size (every element nonzero), as the doc requires */
+		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
+		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
 	}

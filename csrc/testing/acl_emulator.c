@@ -852,6 +852,8 @@ enum op {
 	OP_INDEX_SELECT, OP_GATHER, OP_SCATTER, OP_SCATTER_VALUE, OP_SCATTER_ADD, OP_INDEX_ADD, OP_MASKED_FILL, OP_CUMSUM,
 	OP_ARGMIN, OP_AMIN, OP_MAX_DIM, OP_MIN_DIM, OP_PROD, OP_PROD_DIM, OP_SORT, OP_TOPK, OP_CAT, OP_FLIP, OP_BATCH_NORM,
 	OP_BATCH_NORM_BACKWARD, OP_CONVOLUTION, OP_CONVOLUTION_BACKWARD,
+	/* ---- more ops ---- (emu_more_ops.inc; OP_DOT on) */
+	OP_DOT, OP_CUMPROD, OP_SEARCHSORTED, OP_NONZERO, OP_MASKED_SELECT,
 };
 #define MAXT 16 /* the most tensors of one op (cat's list and its output) */
 
@@ -1474,6 +1476,9 @@ static const char *const op_names[] = {
 	[OP_PROD_DIM] = "aclnnProdDim", [OP_SORT] = "aclnnSort", [OP_TOPK] = "aclnnTopk", [OP_CAT] = "aclnnCat",
 	[OP_FLIP] = "aclnnFlip", [OP_BATCH_NORM] = "aclnnBatchNorm", [OP_BATCH_NORM_BACKWARD] = "aclnnBatchNormBackward",
 	[OP_CONVOLUTION] = "aclnnConvolution", [OP_CONVOLUTION_BACKWARD] = "aclnnConvolutionBackward",
+	/* ---- more ops ---- */
+	[OP_DOT] = "aclnnDot", [OP_CUMPROD] = "aclnnCumprod", [OP_SEARCHSORTED] = "aclnnSearchSorted",
+	[OP_NONZERO] = "aclnnNonzero", [OP_MASKED_SELECT] = "aclnnMaskedSelect",
 };
 /* ---- pointwise math ops ---- */
 static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
@@ -2236,6 +2241,7 @@ static void run_argmax(aclOpExecutor *x) {
 }
 
 static void run_nn(aclOpExecutor *x); /* emu_nn_ops.inc */
+static void run_more(aclOpExecutor *x); /* emu_more_ops.inc */
 
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
@@ -2250,6 +2256,10 @@ static void run_op(aclOpExecutor *x) {
 	default:
 		if (x->op >= OP_PW_FIRST && x->op <= OP_PW_LAST) {
 			pw_run(x);
+			return;
+		}
+		if (x->op >= OP_DOT) {
+			run_more(x);
 			return;
 		}
 		if (x->op >= OP_INDEX_SELECT) {
@@ -2308,3 +2318,5 @@ EXPORT void mtemu_counters(long long *out, int n) {
 #include "emu_pointwise_ops.inc"
 /* ---- nn and indexing ops ---- */
 #include "emu_nn_ops.inc"
+/* ---- more ops ---- */
+#include "emu_more_ops.inc"

@@ -42,7 +42,10 @@ var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds",
 	// ---- nn and indexing ops ---- (ops-math's op_api_list.md: math/cumsum, arg_min, reduce_min,
 	// arg_max_with_value, arg_min_with_value, reduce_prod, sort; conversion/concat_d, masked_fill;
 	// the rest, IndexSelect, Gather, the scatters, IndexAdd, Topk, Flip, BatchNorm, Convolution, are ops-nn's)
-	"Cumsum", "ArgMin", "Amin", "MaxDim", "MinDim", "Prod", "ProdDim", "Sort", "Cat", "InplaceMaskedFillScalar"}
+	"Cumsum", "ArgMin", "Amin", "MaxDim", "MinDim", "Prod", "ProdDim", "Sort", "Cat", "InplaceMaskedFillScalar",
+	// ---- more ops ---- (math/dot, math/cumprod, math/search_sorted, conversion/masked_select_v3;
+	// Nonzero is ops-nn's index/non_zero)
+	"Dot", "Cumprod", "SearchSorted", "MaskedSelect"}
 
 // versionScript is the GNU ld version script that makes library name export
 // its symbols and nothing else.

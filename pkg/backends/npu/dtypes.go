@@ -264,6 +264,13 @@ var opRules = [npushim.NumOps]opRule{
 	npushim.BatchNormBackward:   rule("aclnnBatchNormBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
 	npushim.Convolution:         rule("aclnnConvolution", nnFloat, nnFloat, nnFloat, nnFloat),
 	npushim.ConvolutionBackward: rule("aclnnConvolutionBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	// ---- more ops ----
+	// Sources per row in docs/npu-ops.md ("More ops"); the sets are in kernels_more.go.
+	npushim.Dot:          sameRule("aclnnDot", dotDTypes, dotDTypes, dotDTypes),
+	npushim.Cumprod:      rule("aclnnCumprod", cumprodDTypes, cumprodDTypes),
+	npushim.SearchSorted: likeRule("aclnnSearchSorted", 0, i32|i64, searchDTypes, searchDTypes),
+	npushim.Nonzero:      rule("aclnnNonzero", i64, anyDType),
+	npushim.MaskedSelect: rule("aclnnMaskedSelect", anyDType, anyDType, bl|u8),
 }
 
 // ---- nn and indexing ops ----
