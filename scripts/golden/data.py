@@ -493,6 +493,21 @@ for acc in [False, True]:
     set_case(inp(X, "float32"), [["tensor", 1], S, ["tensor", 2]], [long(0, 5), long(1, 1)], ("t", inp([2, 3], "float32")), acc)
     set_case(inp(X, "float64"), [["tensor", 1], ["tensor", 2]], [long(0, 0, 5), long(1, 1, 2)], ("t", inp([3, 4], "float64")), acc)
 
+# searchsorted and bucketize with NaN in the sequence or the values: the
+# binary search goes right whenever a comparison with NaN is false.
+NSEQ = torch.tensor([-2.0, 0, 1.5, 3, math.nan])
+NVALS = torch.tensor([math.nan, 1.5, -3, 3, 4, math.inf, -math.inf])
+for right in [False, True]:
+    for d in ["float32", "float64"]:
+        ss_case(inp([5], d, values=NSEQ), inp([7], d, values=NVALS), right)
+        ss_case(inp([7], d, values=torch.tensor([math.nan, -2.0, 0, 1.5, 3, math.nan, math.nan])), inp([7], d, values=NVALS), right)
+    ss_case(inp([5], "float32", values=torch.tensor([3.0, math.nan, 1.5, -2, 0])), inp([7], "float32", values=NVALS), right,
+            sorter=long(3, 4, 2, 0, 1))
+    add("searchsorted_scalar", [inp([5], "float32", values=NSEQ)], {"value": "nan", "right": right},
+        lambda s: torch.searchsorted(s, math.nan, right=right))
+    add("bucketize", [inp([7], "float32", values=NVALS), inp([5], "float32", values=NSEQ)], {"right": right, "out_int32": False},
+        lambda v, b: torch.bucketize(v, b, right=right))
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
 print(f"{len(cases)} cases -> {os.path.relpath(OUT)}")

@@ -204,7 +204,9 @@ func setVector(c *kernel.Call, o *kernel.Operand, n int, d dtype.DType) error {
 
 // searchsortedKernel finds, for each value, the position in its row of the
 // sorted sequence where it would be inserted: before equal elements, or
-// after them with KeepDim (right=True).
+// after them with KeepDim (right=True). The search is PyTorch's: it goes
+// right unless sorted[mid] >= value (> with right), so a comparison with
+// NaN, which is false, goes right.
 func searchsortedKernel(c *kernel.Call) error {
 	seq, err := asContiguous(&c.In[0], c.In[0].DType)
 	if err != nil {
@@ -237,7 +239,7 @@ func searchsortedKernel(c *kernel.Call) error {
 		for lo < hi {
 			mid := (lo + hi) / 2
 			cmp := compareKeys(&ks, int64(base+mid), &vk, int64(j))
-			if cmp < 0 || right && cmp == 0 {
+			if cmp < 0 || right && cmp == 0 || ks.isNaN(int64(base+mid)) || vk.isNaN(int64(j)) {
 				lo = mid + 1
 			} else {
 				hi = mid
