@@ -28,6 +28,9 @@ func init() {
 	dispatch.RegisterDecomposition(kernel.OpDeg2rad, decomposeDeg2rad)
 	dispatch.RegisterDecomposition(kernel.OpRad2deg, decomposeRad2deg)
 	dispatch.RegisterDecomposition(kernel.OpGeluBackward, decomposeGeluBackward)
+	dispatch.RegisterDecomposition(kernel.OpFmax, func(c *kernel.Call) error { return decomposeFextremum(c, true) })
+	dispatch.RegisterDecomposition(kernel.OpFmin, func(c *kernel.Call) error { return decomposeFextremum(c, false) })
+	dispatch.RegisterDecomposition(kernel.OpXlogy, decomposeXlogy)
 }
 
 // operandTensor wraps o as a tensor that shares o's memory and owns
@@ -199,4 +202,51 @@ func decomposeGeluBackward(c *kernel.Call) error {
 		d = cdf.Add(x.Mul(pdf))
 	}
 	return writeOutput(c, 0, g.Mul(d))
+}
+
+// binaryOperands are a binary call's operands as tensors of dtype d: the
+// second is the Go scalar of the scalar form, as a 0-dim tensor on the
+// call's device.
+func binaryOperands(c *kernel.Call, d DType) (a, b *Tensor) {
+	a = operandTensor(&c.In[0]).ToDType(d)
+	if len(c.In) > 1 {
+		return a, operandTensor(&c.In[1]).ToDType(d)
+	}
+	return a, Scalar(c.Scalars[0], WithDType(d), OnDevice(a.Device()))
+}
+
+// decomposeFextremum is fmax (max true) or fmin as maximum or minimum,
+// which propagate NaN, with the other operand where one is NaN: C's fmax
+// and fmin, exact, as comparisons and selections round nothing.
+func decomposeFextremum(c *kernel.Call, max bool) error {
+	d := c.Out[0].DType
+	a, b := binaryOperands(c, d)
+	var r *Tensor
+	if max {
+		r = a.Maximum(b)
+	} else {
+		r = a.Minimum(b)
+	}
+	if d.IsFloatingPoint() {
+		r = Where(b.Ne(b), a, Where(a.Ne(a), b, r))
+	}
+	return writeOutput(c, 0, r)
+}
+
+// decomposeXlogy is xlogy as x * log(y), and 0 where x is 0 and y is not
+// NaN, as PyTorch's kernel: in float32 for float16 and bfloat16 (their
+// compute dtype), rounded to the output's dtype once.
+func decomposeXlogy(c *kernel.Call) error {
+	d := c.Out[0].DType
+	cd := d
+	if d == Float16 || d == BFloat16 {
+		cd = Float32
+	}
+	x, y := binaryOperands(c, cd)
+	zero := Zeros(nil, WithDType(cd), OnDevice(x.Device()))
+	r := Where(x.EqScalar(0).LogicalAnd(y.Eq(y)), zero, x.Mul(y.Log()))
+	if cd != d {
+		r = r.ToDType(d)
+	}
+	return writeOutput(c, 0, r)
 }

@@ -405,3 +405,61 @@ func TestGeluBackwardDecomposed(t *testing.T) {
 	}
 	settle(t)
 }
+
+// fmax, fmin and xlogy have no ACLNN op: their decompositions (maximum or
+// minimum with NaN operands replaced; where, log and mul) give the CPU's
+// values on NaN, ±0, ±Inf and in every dtype, with a tensor or a Go
+// scalar as the second operand.
+func TestBinaryDecompositions(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	a := torch.FromSlice([]float64{nan, 1, nan, 0, 0, 0, -2, inf, -inf, 3, 0.5, 2})
+	b := torch.FromSlice([]float64{1, nan, nan, 0, nan, inf, -inf, 2, 1, 0, 0.25, -1})
+	type binop struct {
+		op     kernel.OpID
+		tensor func(x, y *torch.Tensor) *torch.Tensor
+		scalar func(x *torch.Tensor, v any) *torch.Tensor
+	}
+	for _, c := range []binop{
+		{kernel.OpFmax, (*torch.Tensor).Fmax, (*torch.Tensor).FmaxScalar},
+		{kernel.OpFmin, (*torch.Tensor).Fmin, (*torch.Tensor).FminScalar},
+		{kernel.OpXlogy, (*torch.Tensor).Xlogy, (*torch.Tensor).XlogyScalar},
+	} {
+		for _, dt := range []torch.DType{torch.Float32, torch.Float16, torch.BFloat16, torch.Float64, torch.Int32} {
+			ha, hb := a.ToDType(dt), b.ToDType(dt)
+			if dt == torch.Int32 {
+				hi, lo := 100.0, -100.0
+				ha, hb = a.NanToNum(0, &hi, &lo).ToDType(dt), b.NanToNum(0, &hi, &lo).ToDType(dt)
+			}
+			da, _ := ha.To("npu")
+			db, _ := hb.To("npu")
+			before := dispatch.CountsOf(c.op, device.NPU)
+			for _, pair := range [][2]*torch.Tensor{
+				{c.tensor(da, db), c.tensor(ha, hb)},
+				{c.tensor(da, db.Narrow(0, 0, 1)), c.tensor(ha, hb.Narrow(0, 0, 1))}, // broadcast
+				{c.scalar(da, 0.5), c.scalar(ha, 0.5)},
+				{c.scalar(da, nan), c.scalar(ha, nan)},
+			} {
+				got, want := pair[0], pair[1]
+				if got.DType() != want.DType() {
+					t.Fatalf("%s of %v: %v, want %v", c.op, dt, got.DType(), want.DType())
+				}
+				g, err := torch.ToSlice[float64](got.ToDType(torch.Float64))
+				if err != nil {
+					t.Fatalf("%s of %v: %v", c.op, dt, err)
+				}
+				w, _ := torch.ToSlice[float64](want.ToDType(torch.Float64))
+				for i := range w {
+					if math.Float64bits(g[i]) != math.Float64bits(w[i]) && !(g[i] != g[i] && w[i] != w[i]) {
+						t.Errorf("%s of %v [%d]: %v, want %v", c.op, dt, i, g[i], w[i])
+						break
+					}
+				}
+			}
+			after := dispatch.CountsOf(c.op, device.NPU)
+			if after.Decomposed-before.Decomposed != 4 || after.HostFallback != before.HostFallback {
+				t.Errorf("%s of %v on the NPU should be decomposed: %v, before %v", c.op, dt, after, before)
+			}
+		}
+	}
+	settle(t)
+}
