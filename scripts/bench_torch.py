@@ -16,10 +16,16 @@ torch.set_num_threads(THREADS)
 PATTERN = re.compile(os.environ.get("MINDTORCH_BENCH") or ".")
 
 
+# MINDTORCH_BENCH_QUICK=1: a smoke test, a few iterations per case.
+QUICK = os.environ.get("MINDTORCH_BENCH_QUICK") == "1"
+
+
 def bench(name, stmt, number):
     if not PATTERN.search(name):
         return
-    t = min(timeit.repeat(stmt, number=number, repeat=5)) / number
+    if QUICK:
+        number = max(1, number // 1000)
+    t = min(timeit.repeat(stmt, number=number, repeat=2 if QUICK else 5)) / number
     print(f"PyTorch{name}\t{number}\t{t * 1e9:.1f} ns/op")
 
 

@@ -45,15 +45,17 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 	for i := range dims {
 		dims[i] = -1 - i
 	}
-	mean := x.MeanKeepDim(dims...)
-	v := x.VarCorrection(0, true, dims...)
-	y := x.Sub(mean).Mul(v.AddScalar(l.Eps).Rsqrt())
+	var tmp intermediates
+	mean := tmp.add(x.MeanKeepDim(dims...))
+	v := tmp.add(x.VarCorrection(0, true, dims...))
+	y := tmp.add(x.Sub(mean)).Mul(tmp.add(tmp.add(v.AddScalar(l.Eps)).Rsqrt()))
 	if l.Weight != nil {
-		y = y.Mul(l.Weight)
+		y = tmp.add(y).Mul(l.Weight)
 	}
 	if l.Bias != nil {
-		y = y.Add(l.Bias)
+		y = tmp.add(y).Add(l.Bias)
 	}
+	tmp.release(y)
 	return y
 }
 

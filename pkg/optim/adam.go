@@ -53,13 +53,15 @@ func (o *Adam) name() string {
 func adamUpdate(s *settings, st *paramState, p, g *torch.Tensor) error {
 	st.step++
 	b1, b2 := s.betas[0], s.betas[1]
+	var tmp temps
+	defer tmp.release()
 	if s.maximize {
-		g = g.Neg()
+		g = tmp.add(g.Neg())
 	}
 	if s.decoupled {
 		p.MulScalar_(1 - s.lr*s.weightDecay)
 	} else if s.weightDecay != 0 {
-		g = g.AddAlpha(p, s.weightDecay)
+		g = tmp.add(g.AddAlpha(p, s.weightDecay))
 	}
 	zeros := func() *torch.Tensor { return torch.ZerosLike(p) }
 	m, v := st.buffer("exp_avg", zeros), st.buffer("exp_avg_sq", zeros)
@@ -72,7 +74,7 @@ func adamUpdate(s *settings, st *paramState, p, g *torch.Tensor) error {
 		vmax := st.buffer("max_exp_avg_sq", zeros)
 		second = torch.Into(vmax).Maximum(vmax, v)
 	}
-	denom := second.Sqrt().DivScalar_(bc2sqrt).AddScalar_(s.eps)
+	denom := tmp.add(second.Sqrt()).DivScalar_(bc2sqrt).AddScalar_(s.eps)
 	if err := firstErr(p, m, v, denom); err != nil {
 		return err
 	}

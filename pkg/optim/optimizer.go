@@ -279,7 +279,9 @@ func firstErr(ts ...*torch.Tensor) error {
 // addcdiv_ is PyTorch's t.addcdiv_(a, b, value=v): t + v*a/b, in that
 // order of rounding (the scalar first multiplies a, as ATen's CPU kernel).
 func addcdiv_(t, a, b *torch.Tensor, v float64) *torch.Tensor {
-	return t.Add_(a.MulScalar(v).Div(b))
+	var tmp temps
+	defer tmp.release()
+	return t.Add_(tmp.add(tmp.add(a.MulScalar(v)).Div(b)))
 }
 
 // addcmul is PyTorch's t.addcmul(a, b, value=v): t + v*a*b, as ATen's CPU
@@ -289,5 +291,7 @@ func addcmul(t, a, b *torch.Tensor, v float64) *torch.Tensor {
 }
 
 func addcmul_(t, a, b *torch.Tensor, v float64) *torch.Tensor {
-	return t.Add_(a.MulScalar(v).Mul(b))
+	var tmp temps
+	defer tmp.release()
+	return t.Add_(tmp.add(tmp.add(a.MulScalar(v)).Mul(b)))
 }

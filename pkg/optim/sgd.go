@@ -28,11 +28,13 @@ func (o *SGD) Step() error { return o.base().step("SGD", sgdUpdate) }
 // is the memory of p or of the momentum buffer; such a failure stays in
 // the tensor that failed and is returned.
 func sgdUpdate(s *settings, st *paramState, p, d *torch.Tensor) error {
+	var tmp temps
+	defer tmp.release()
 	if s.maximize {
-		d = d.Neg()
+		d = tmp.add(d.Neg())
 	}
 	if s.weightDecay != 0 {
-		d = d.AddAlpha(p, s.weightDecay)
+		d = tmp.add(d.AddAlpha(p, s.weightDecay))
 	}
 	if s.momentum != 0 {
 		b := st.bufs["momentum_buffer"]
@@ -46,7 +48,7 @@ func sgdUpdate(s *settings, st *paramState, p, d *torch.Tensor) error {
 			return err
 		}
 		if s.nesterov {
-			d = d.AddAlpha(b, s.momentum)
+			d = tmp.add(d.AddAlpha(b, s.momentum))
 		} else {
 			d = b
 		}

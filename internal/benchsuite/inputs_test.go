@@ -1,0 +1,58 @@
+package benchsuite_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mindtorch/mindtorch/pkg/torch"
+)
+
+// input is a float32 tensor of the given shape holding sin(k·i) for its
+// i-th element: the same numbers on both sides without sharing a random
+// generator (bench_torch.py builds it the same way).
+func input(shape []int, k float64) *torch.Tensor {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return torch.Arange(n, torch.WithDType(torch.Float32)).MulScalar(k).Sin().Reshape(shape...)
+}
+
+// indices are (7919·i) mod n for i < count, as int64.
+func indices(count, n int) *torch.Tensor {
+	return torch.Arange(count).MulScalar(7919).RemainderScalar(n)
+}
+
+// checksum prints the sum of the magnitudes of r's elements, the line the report compares
+// with PyTorch's.
+func checksum(b *testing.B, r *torch.Tensor) {
+	s, err := r.Abs().Sum().Item()
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("checksum %s %.9g\n", b.Name(), s)
+}
+
+// modes runs f as the sub-benchmarks gc, released and into. f returns the
+// step's results; into is nil when the case has no out= form.
+func modes(b *testing.B, step func() []*torch.Tensor, into func()) {
+	b.Run("gc", func(b *testing.B) {
+		for b.Loop() {
+			step()
+		}
+	})
+	b.Run("released", func(b *testing.B) {
+		for b.Loop() {
+			for _, r := range step() {
+				r.Release()
+			}
+		}
+	})
+	if into != nil {
+		b.Run("into", func(b *testing.B) {
+			for b.Loop() {
+				into()
+			}
+		})
+	}
+}
