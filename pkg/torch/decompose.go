@@ -31,6 +31,7 @@ func init() {
 	dispatch.RegisterDecomposition(kernel.OpFmax, func(c *kernel.Call) error { return decomposeFextremum(c, true) })
 	dispatch.RegisterDecomposition(kernel.OpFmin, func(c *kernel.Call) error { return decomposeFextremum(c, false) })
 	dispatch.RegisterDecomposition(kernel.OpXlogy, decomposeXlogy)
+	dispatch.RegisterDecomposition(kernel.OpNorm, decomposeNorm)
 }
 
 // operandTensor wraps o as a tensor that shares o's memory and owns
@@ -249,4 +250,43 @@ func decomposeXlogy(c *kernel.Call) error {
 		r = r.ToDType(d)
 	}
 	return writeOutput(c, 0, r)
+}
+
+// decomposeNorm is the p-norm over the call's dims with the reductions of
+// its formula, in the input's floating dtype (float32 for float16 and
+// bfloat16): the largest or smallest magnitude for p = ±inf (NaN
+// propagating), the count of non-zeros for p = 0, the square root of the
+// sum of squares for p = 2, and (sum |x|^p)^(1/p) otherwise. The CPU
+// kernel accumulates in double, so sums may differ from its in the last
+// bits.
+func decomposeNorm(c *kernel.Call) error {
+	x := operandTensor(&c.In[0])
+	if !x.dtype.IsFloatingPoint() {
+		return kernel.Errorf(kernel.ErrNotImplemented, "norm of %s has no decomposition", kernel.PyName(x.dtype))
+	}
+	cd := c.Out[0].DType
+	if cd == Float16 || cd == BFloat16 {
+		cd = Float32
+	}
+	p := c.Scalars[0].Float()
+	a := x.ToDType(cd).Abs()
+	red := func(op kernel.OpID, t *Tensor) *Tensor {
+		return reduction{op: op, dims: c.Dims, keepDim: c.KeepDim}.run(t)
+	}
+	var r *Tensor
+	switch {
+	case math.IsInf(p, 1):
+		r = red(kernel.OpAmax, a)
+	case math.IsInf(p, -1):
+		r = red(kernel.OpAmin, a)
+	case p == 0:
+		r = red(kernel.OpSum, a.NeScalar(0).ToDType(cd))
+	case p == 1:
+		r = red(kernel.OpSum, a)
+	case p == 2:
+		r = red(kernel.OpSum, a.Mul(a)).Sqrt()
+	default:
+		r = red(kernel.OpSum, a.PowScalar(p)).PowScalar(1 / p)
+	}
+	return writeOutput(c, 0, r.ToDType(c.Out[0].DType))
 }

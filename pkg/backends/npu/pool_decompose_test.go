@@ -125,3 +125,50 @@ func sameBits(t *testing.T, what string, got, want *torch.Tensor) {
 		}
 	}
 }
+
+// norm has no NPU kernel here: its decomposition (abs, amax/amin, sums,
+// sqrt, pow) runs there for every p and gives the CPU's values (which sum
+// in double) to float32 rounding, NaN and infinities included.
+func TestNormDecomposed(t *testing.T) {
+	x := torch.Randn([]int{3, 4, 5}, torch.WithDType(torch.Float64))
+	vals, _ := torch.ToSlice[float64](x)
+	vals[7], vals[23] = math.NaN(), math.Inf(-1)
+	x = torch.FromSlice(vals).Reshape(3, 4, 5)
+	for _, dt := range []torch.DType{torch.Float32, torch.Float16, torch.BFloat16} {
+		h := x.ToDType(dt)
+		d, err := h.To("npu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []float64{2, 1, 0, 3, 0.5, math.Inf(1), math.Inf(-1)} {
+			for _, dims := range [][]int{nil, {1}, {0, 2}} {
+				before := dispatch.CountsOf(kernel.OpNorm, device.NPU)
+				got, want := d.NormKeepDim(p, dims...), h.NormKeepDim(p, dims...)
+				after := dispatch.CountsOf(kernel.OpNorm, device.NPU)
+				if after.Decomposed-before.Decomposed != 1 || after.HostFallback != before.HostFallback {
+					t.Errorf("norm(%v) of %v on the NPU should be decomposed: %v, before %v", p, dt, after, before)
+				}
+				g, err := torch.ToSlice[float64](got.ToDType(torch.Float64))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, _ := torch.ToSlice[float64](want.ToDType(torch.Float64))
+				if got.DType() != want.DType() || len(g) != len(w) {
+					t.Fatalf("norm(%v) of %v: %v%v, want %v%v", p, dt, got.DType(), got.Shape(), want.DType(), want.Shape())
+				}
+				tol := 1e-6
+				if dt != torch.Float32 {
+					tol = 1e-2
+				}
+				for i := range w {
+					same := g[i] == w[i] || (g[i] != g[i] && w[i] != w[i])
+					if !same && !(math.Abs(g[i]-w[i]) <= tol*math.Abs(w[i])) {
+						t.Errorf("norm(%v, %v) of %v [%d]: %v, want %v", p, dims, dt, i, g[i], w[i])
+						break
+					}
+				}
+			}
+		}
+	}
+	settle(t)
+}
