@@ -32,6 +32,7 @@ func init() {
 	dispatch.RegisterDecomposition(kernel.OpFmin, func(c *kernel.Call) error { return decomposeFextremum(c, false) })
 	dispatch.RegisterDecomposition(kernel.OpXlogy, decomposeXlogy)
 	dispatch.RegisterDecomposition(kernel.OpNorm, decomposeNorm)
+	dispatch.RegisterDecomposition(kernel.OpCopysign, decomposeCopysign)
 }
 
 // operandTensor wraps o as a tensor that shares o's memory and owns
@@ -289,4 +290,23 @@ func decomposeNorm(c *kernel.Call) error {
 		r = red(kernel.OpSum, a.PowScalar(p)).PowScalar(1 / p)
 	}
 	return writeOutput(c, 0, r.ToDType(c.Out[0].DType))
+}
+
+// decomposeCopysign is copysign as |x| with y's sign bit (signbit, so that
+// -0 and a negative NaN count as negative, as C's copysign): exact, in the
+// output's dtype (float32 for float16 and bfloat16, then rounded, which
+// changes nothing).
+func decomposeCopysign(c *kernel.Call) error {
+	d := c.Out[0].DType
+	cd := d
+	if d == Float16 || d == BFloat16 {
+		cd = Float32
+	}
+	x, y := binaryOperands(c, cd)
+	a := x.Abs()
+	r := Where(y.Signbit(), a.Neg(), a)
+	if cd != d {
+		r = r.ToDType(d)
+	}
+	return writeOutput(c, 0, r)
 }

@@ -406,14 +406,15 @@ func TestGeluBackwardDecomposed(t *testing.T) {
 	settle(t)
 }
 
-// fmax, fmin and xlogy have no ACLNN op: their decompositions (maximum or
-// minimum with NaN operands replaced; where, log and mul) give the CPU's
+// fmax, fmin, xlogy and copysign have no ACLNN op: their decompositions (maximum or
+// minimum with NaN operands replaced; where, log and mul; where, abs and
+// signbit) give the CPU's
 // values on NaN, ±0, ±Inf and in every dtype, with a tensor or a Go
 // scalar as the second operand.
 func TestBinaryDecompositions(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	a := torch.FromSlice([]float64{nan, 1, nan, 0, 0, 0, -2, inf, -inf, 3, 0.5, 2})
-	b := torch.FromSlice([]float64{1, nan, nan, 0, nan, inf, -inf, 2, 1, 0, 0.25, -1})
+	b := torch.FromSlice([]float64{1, nan, nan, 0, nan, inf, -inf, 2, 1, math.Copysign(0, -1), 0.25, -1})
 	type binop struct {
 		op     kernel.OpID
 		tensor func(x, y *torch.Tensor) *torch.Tensor
@@ -423,6 +424,7 @@ func TestBinaryDecompositions(t *testing.T) {
 		{kernel.OpFmax, (*torch.Tensor).Fmax, (*torch.Tensor).FmaxScalar},
 		{kernel.OpFmin, (*torch.Tensor).Fmin, (*torch.Tensor).FminScalar},
 		{kernel.OpXlogy, (*torch.Tensor).Xlogy, (*torch.Tensor).XlogyScalar},
+		{kernel.OpCopysign, (*torch.Tensor).Copysign, (*torch.Tensor).CopysignScalar},
 	} {
 		for _, dt := range []torch.DType{torch.Float32, torch.Float16, torch.BFloat16, torch.Float64, torch.Int32} {
 			ha, hb := a.ToDType(dt), b.ToDType(dt)
