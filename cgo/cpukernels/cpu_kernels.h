@@ -217,6 +217,42 @@ typedef struct {
 int mt_im2col(int dtype, const void *x, void *col, int64_t planes, mt_conv_geom g);
 int mt_col2im(int dtype, const void *col, void *x, int64_t planes, mt_conv_geom g);
 
+/* The direct float32 convolution, dilation 1 (conv_direct.c), for CPUs
+ * with AVX2 and FMA or AVX-512 (mt_conv_direct_isa: 2 or 3, else 0 and
+ * mt_conv_direct returns MT_ERR_ISA). out [n][oc][oh][ow] is x
+ * [n][c][h][w], padded by pt rows and pl columns of zeros before (negative:
+ * cropped) and cut or padded after to hp = (oh-1)*sh + kh rows and wp =
+ * (ow-1)*sw + kw columns, convolved at stride sh, sw with w
+ * [oc][c/groups][kh][kw] (with transposed, stride 1 only: w is
+ * [c][oc/groups][kh][kw], used transposed and flipped, which makes the
+ * input gradient of a stride-1 convolution) plus bias [oc] (or NULL).
+ * wpack holds groups * ceil16(oc/groups) * (c/groups)*kh*kw + 16 floats of
+ * scratch; xpad, xpad_len floats, holds padded copies of image groups of
+ * (c/groups)*hp*wp floats, one per thread (the work is split
+ * across at most as many threads as it holds copies), unless the input
+ * needs no padding (xpad may then be NULL). A transposed convolution whose
+ * input is padded and whose weights hold a NaN or an infinity returns
+ * MT_ERR_NONFINITE, writing nothing: the kernel would multiply them by the
+ * padding's zeros, which PyTorch's input gradient never does. */
+#define MT_ERR_NONFINITE 6
+typedef struct {
+  int64_t n, groups, c, h, w, oc, oh, ow, kh, kw, sh, sw, pt, pl, transposed;
+} mt_conv_direct_params;
+int mt_conv_direct_isa(void);
+/* mt_conv_direct_set_isa makes the direct kernels use instruction set isa
+ * (0 none, 2 AVX2, 3 AVX-512; at most what the CPU has) and returns the
+ * previous one: for tests. */
+int mt_conv_direct_set_isa(int isa);
+int mt_conv_direct(mt_conv_direct_params p, const float *x, const float *w, const float *bias, float *out,
+                   float *wpack, float *xpad, int64_t xpad_len);
+/* mt_conv_wgrad writes into dw [oc][c/groups][kh][kw] the weight gradient
+ * of the convolution mt_conv_direct computes (not transposed), from its
+ * input x and output gradient gy [n][oc][oh][ow], with the same scratch
+ * (dwp as wpack). AVX-512 only (mt_conv_direct_isa 3), else MT_ERR_ISA;
+ * MT_ERR_NOMEM when it cannot allocate its table of tap offsets. */
+int mt_conv_wgrad(mt_conv_direct_params p, const float *x, const float *gy, float *dw, float *dwp, float *xpad,
+                  int64_t xpad_len);
+
 /* Pooling (pooling.c) over the last two dims of contiguous [planes, ih, iw]
  * inputs and [planes, oh, ow] outputs. Forward ops read x (the input) and
  * write y (the output) and, for the max pools, idx (int64 flat indices in

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"errors"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/cgo/cpukernels"
@@ -10,11 +11,13 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
-// The convolutions: im2col (C, split across the pool by image planes) and
-// one matrix product per chunk of images and group, as PyTorch's
-// slow_conv2d; the input gradient is the transposed product and col2im,
-// the weight gradient the product of the output gradient with the
-// columns, summed over the batch.
+// The convolutions: float32 ones of dilation 1, their input gradients
+// (stride 1) and (on AVX-512 CPUs) their weight gradients by the direct
+// kernels (conv_direct.go); the others as PyTorch's slow_conv2d: im2col
+// (C, split across the pool by image planes) and one matrix product per
+// chunk of images and group, the input gradient the transposed product
+// and col2im, the weight gradient the product of the output gradient with
+// the columns, summed over the batch.
 
 func init() {
 	kernel.Register(kernel.OpConv2d, device.CPU, convKernel)
@@ -152,6 +155,12 @@ func convKernel(c *kernel.Call) error {
 	out := r.res.Data()
 	if k == 0 {
 		fillRows(out, eng, bias, n, oc, l)
+	} else if directConv(eng, p, kh, kw, cg, og) {
+		dp := cpukernels.ConvDirectParams{N: n, Groups: p.Groups, C: ch, H: h, W: w, OC: oc, OH: oh, OW: ow,
+			KH: kh, KW: kw, SH: p.SH, SW: p.SW, PT: p.PT, PL: p.PL}
+		if err := convDirect(&dp, &c.In[0], &c.In[1], bias, out); err != nil {
+			return err
+		}
 	} else if err := convForward(eng, &c.In[0], &c.In[1], p, out, bias, n, ch, h, w, oc, kh, kw, oh, ow, l, k, og, es); err != nil {
 		return err
 	}
@@ -235,6 +244,20 @@ func convBackwardInputKernel(c *kernel.Call) error {
 		fillRows(out, eng, nil, n, ch, h*w)
 		return r.finish(o, eng)
 	}
+	if directInputGrad(eng, p, kh, kw, cg, og) {
+		// The input gradient is the output gradient, padded by k-1-p,
+		// convolved with the weight transposed and flipped.
+		dp := cpukernels.ConvDirectParams{N: n, Groups: p.Groups, C: oc, H: oh, W: ow, OC: ch, OH: h, OW: w,
+			KH: kh, KW: kw, SH: 1, SW: 1, PT: kh - 1 - p.PT, PL: kw - 1 - p.PL, Transposed: true}
+		err := convDirect(&dp, &c.In[0], &c.In[1], nil, out)
+		if !errors.Is(err, cpukernels.ErrNonFinite) {
+			if err != nil {
+				return err
+			}
+			return r.finish(o, eng)
+		}
+		// NaN or infinite weights: col2im never multiplies them by padding.
+	}
 	gr, err := contiguousIn(&c.In[0], eng)
 	if err != nil {
 		return err
@@ -293,6 +316,14 @@ func convBackwardWeightKernel(c *kernel.Call) error {
 		return err
 	}
 	out := r.res.Data()
+	if n > 0 && directWeightGrad(eng, p, kh, kw, cg, og) {
+		dp := cpukernels.ConvDirectParams{N: n, Groups: p.Groups, C: ch, H: h, W: w, OC: oc, OH: oh, OW: ow,
+			KH: kh, KW: kw, SH: p.SH, SW: p.SW, PT: p.PT, PL: p.PL}
+		if err := convWeightGradDirect(&dp, &c.In[0], &c.In[1], out); err != nil {
+			return err
+		}
+		return r.finish(o, eng)
+	}
 	fillRows(out, eng, nil, 1, oc, k)
 	if n > 0 {
 		gr, err := contiguousIn(&c.In[0], eng)
