@@ -11,6 +11,8 @@ import sys
 # Go benchmarks timed against a PyTorch benchmark of another name: a
 # released result is what PyTorch does for every result.
 SAME_AS = {"PointwiseReleased/": "Pointwise/", "AddBroadcast1024Released": "AddBroadcast1024"}
+# A chain run in a pipeline is timed against PyTorch's eager chain.
+SAME_AS.update({"ChainReleased/": "Chain/", "Chain/pipeline/": "Chain/eager/"})
 
 
 def best(path, pattern):

@@ -106,3 +106,11 @@ bench("GatherDim1", lambda: xs.gather(1, ix), 50)
 xs = torch.randn(4096, 4096, generator=g)
 ix = torch.randint(0, 4096, (1024,), generator=g)
 bench("IndexSelectDim1", lambda: xs.index_select(1, ix), 20)
+
+# The chain of BenchmarkChain (x*a + b, relu, sigmoid), eager: PyTorch's
+# intermediates are freed as their last reference goes (Go's
+# BenchmarkChainReleased/eager releases them; its pipeline allocates none).
+for n, name, number in [(1_000_000, "1e+06", 200), (16_000_000, "2e+07", 10)]:
+    xc, ac, bc = torch.randn(n), torch.randn(n), torch.randn(n)
+    bench(f"Chain/eager/{name}", lambda: (xc * ac + bc).relu().sigmoid(), number)
+    del xc, ac, bc

@@ -69,6 +69,38 @@ int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void
                           int64_t n, mt_attrs attrs, int64_t grain);
 int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t n, int64_t grain);
 
+/* Fused chains of pointwise ops (fused.c): steps run block by block over
+ * n elements of one shape (row-major), each step one pointwise loop of
+ * pointwise.c, in one dtype (MT_F32 or MT_F64). A step reads and writes
+ * slots: a block buffer of the chain (a result no one reads outside it),
+ * memory walked contiguously (an input, or a result stored), one element
+ * read for every position (a 0-dim tensor, a Go scalar), or an input with
+ * other strides (broadcast, transposed). A step that reads the last kind
+ * walks its block through its own plan over the chain's shape, the one
+ * its op would have alone (operand 0 its result, then its inputs), so
+ * that every element goes through the same branch of the loop as it
+ * would alone; other steps walk it as one contiguous row. Structs are
+ * pointer-free: addresses are integers. */
+enum { MT_SLOT_BUFFER = 0, MT_SLOT_DENSE = 1, MT_SLOT_CONST = 2, MT_SLOT_STRIDED = 3 };
+#define MT_FUSED_MAX_SLOTS 32
+#define MT_FUSED_MAX_STEPS 16
+typedef struct {
+  int64_t kind; /* MT_SLOT_* */
+  uint64_t data; /* DENSE, STRIDED: element 0; CONST: the element */
+} mt_fslot;
+typedef struct {
+  int32_t op;    /* pointwise op (a variant for div's modes, gelu's tanh) */
+  int32_t nin;   /* slots read */
+  int32_t out;   /* the slot written */
+  int32_t in[3]; /* the slots read */
+  uint64_t plan; /* an mt_plan over the chain's shape, or 0: one contiguous row */
+  mt_attrs attrs;
+} mt_fstep;
+/* mt_fused runs the steps over [0, n), split across the pool in shares of
+ * at least grain elements. */
+int mt_fused(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
+             int64_t grain);
+
 /* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
  * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */
 int mt_cast(int dst, int src, const mt_plan *plan, void *p0, void *p1, int64_t begin, int64_t end);

@@ -131,6 +131,10 @@ typedef int (*mt_loop)(int64_t n, int64_t rows, char *const *p, const int64_t *s
   }                                                                           \
   MT_ROWS(name, name##_row)
 
+/* mt_pointwise_loop is the loop of a pointwise op in a compute dtype (NULL
+ * when there is none). */
+mt_loop mt_pointwise_loop(int op, int dtype);
+
 /* mt_run_plan runs loop over elements [begin, end) of plan. */
 int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t begin, int64_t end,
                 const mt_attrs *a);

@@ -368,3 +368,8 @@ int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void
   char *base[MT_MAX_OPS] = {p0, p1, p2, p3};
   return mt_run_plan_parallel(table[op][dtype], plan, base, n, &attrs, grain);
 }
+
+mt_loop mt_pointwise_loop(int op, int dtype) {
+  if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES) return 0;
+  return table[op][dtype];
+}

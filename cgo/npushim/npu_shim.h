@@ -289,4 +289,27 @@ size_t mt_npu_workspace_bytes(int dev);
  * (csrc/testing) into out; 0 when the runtime is real CANN. */
 int mt_npu_emulator_counters(long long *out, int n);
 
+/* ---- batches (pipelines: batch.c) ---- */
+
+/* One op of a batch: its mt_npu_run op and its number of tensors. */
+typedef struct {
+	int32_t op;
+	int32_t nt;
+} mt_npu_launch;
+
+/* mt_npu_run_batch launches n ops on a stream of dev in order, each as
+ * mt_npu_run launches it (not blocking): op k takes the next ls[k].nt
+ * tensors of ts and the attributes as[k]. Their workspaces are the ws_size
+ * bytes at device address ws, which the ops share (the stream runs them
+ * one after another). An op whose workspace is larger stops the batch
+ * before it runs: *ws_need is its size and the call returns 0. *done is
+ * the number of ops launched (on failure, the index of the failing op). */
+int mt_npu_run_batch(int dev, uint64_t stream, const mt_npu_launch *ls, int n, const mt_npu_tensor *ts,
+		     const mt_npu_attrs *as, uint64_t ws, uint64_t ws_size, int *done, uint64_t *ws_need,
+		     mt_npu_status *st);
+
+/* mt_npu_batch_counters writes the number of mt_npu_run_batch calls and
+ * of the ops they launched since the process started. */
+void mt_npu_batch_counters(long long out[2]);
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "npu_shim.h"
+#include "batch.h"
 
 typedef int aclError;
 typedef int32_t aclnnStatus;
@@ -678,6 +679,7 @@ size_t mt_npu_workspace_bytes(int dev) {
  * with the old one, when it is smaller: once the largest op of a training
  * step has run, a step allocates nothing. */
 static int workspace(int dev, aclrtStream s, uint64_t n, void **out, mt_npu_status *st) {
+	if (mt_npu_in_batch()) return mt_npu_batch_workspace(n, out, st); /* the batch's buffer (batch.c) */
 	struct device *d = &devices[dev];
 	struct arena *a = d->arenas;
 	while (a && a->stream != s) a = a->next;

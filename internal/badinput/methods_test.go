@@ -45,6 +45,11 @@ func receivers() []*receiver {
 			zeros: []zeroRecv{{"zero", func() any { return new(torch.UntypedStorage) }}}},
 		{name: "torch.TypedStorage", typ: reflect.TypeFor[torch.TypedStorage](), valid: func() any { return f32().Storage() },
 			zeros: []zeroRecv{{"nil_untyped", func() any { return torch.NewTypedStorage(nil, torch.Float32) }}}},
+		{name: "torch.Pipe", typ: reflect.TypeFor[*torch.Pipe](), valid: func() any {
+			var kept *torch.Pipe
+			_ = torch.Pipeline(func(p *torch.Pipe) error { kept = p; return nil })
+			return kept // its scope has ended
+		}, zeros: []zeroRecv{{"zero", func() any { return new(torch.Pipe) }}}},
 		{name: "torch.Generator", typ: reflect.TypeFor[*torch.Generator](), valid: func() any { return torch.NewGenerator(1) },
 			zeros: []zeroRecv{{"zero", func() any { return new(torch.Generator) }}}},
 		{name: "nn.Linear", typ: reflect.TypeFor[*nn.Linear](), valid: func() any { return nn.NewLinear(2, 2) },

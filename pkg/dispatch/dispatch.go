@@ -50,7 +50,22 @@ func Free(c *kernel.Call) {
 // Run runs c on c.Device. Outputs the caller did not give are allocated
 // (contiguous storage covering their strides) and bound; on the meta
 // device nothing else happens. Errors name the op, its inputs and devices.
+//
+// Inside WithPipeline, a call the pipeline captures (see Pipeline) is
+// prepared and queued instead: its outputs are bound to Pending memory.
 func Run(c *kernel.Call) error {
+	if pl := capturing(c); pl != nil {
+		if err := prepare(c); err != nil {
+			return err
+		}
+		if deferrable(c) {
+			return pl.capture(c)
+		}
+		return runSettled(c)
+	}
+	if err := settle(c); err != nil {
+		return decorate(c, err)
+	}
 	if err := prepare(c); err != nil {
 		return err
 	}
@@ -75,6 +90,21 @@ func Call[O, T any](c *kernel.Call, wrap func(owner *O, out *kernel.Operand) T) 
 
 // call is Call before wrap: it runs c and returns the zero O.
 func call[O any](c *kernel.Call) (*O, error) {
+	if pl := capturing(c); pl != nil {
+		if err := prepare(c); err != nil {
+			return nil, err
+		}
+		if !deferrable(c) {
+			return new(O), runSettled(c)
+		}
+		if err := pl.capture(c); err != nil {
+			return nil, err
+		}
+		return new(O), nil
+	}
+	if err := settle(c); err != nil {
+		return nil, decorate(c, err)
+	}
 	if err := prepare(c); err != nil {
 		return nil, err
 	}
@@ -93,6 +123,40 @@ func call[O any](c *kernel.Call) (*O, error) {
 		return nil, err
 	}
 	return new(O), nil
+}
+
+// settle readies the operands of a call that runs now: the memory it
+// writes is computed if pending, and captured calls that read it and have
+// not run yet run first; pending inputs are computed. Pending operands are
+// then pointed at the memory behind them, which the kernel reads.
+func settle(c *kernel.Call) error {
+	if c.OutGiven {
+		for i := range c.Out {
+			o := &c.Out[i]
+			if o.Mem == nil {
+				continue
+			}
+			key := o.Mem
+			if err := resolve(o); err != nil {
+				return err
+			}
+			runReaders(key)
+		}
+	}
+	for i := range c.In {
+		if err := resolve(&c.In[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSettled runs a prepared call now, its operands settled.
+func runSettled(c *kernel.Call) error {
+	if err := settle(c); err != nil {
+		return decorate(c, err)
+	}
+	return runPrepared(c)
 }
 
 // runPrepared is Run after prepare: it allocates the outputs the caller

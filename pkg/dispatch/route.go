@@ -160,7 +160,13 @@ func runKernel(c *kernel.Call) error {
 		declined = err
 	}
 	if d := decompositions[c.Op]; d != nil {
-		err := d(c)
+		// A decomposition runs its ops at once, also when c itself was
+		// captured by a pipeline and runs in its flush (its launches not
+		// recorded into the device's batch either): they compute c's
+		// outputs now, from operands and temporaries that live only as
+		// long as c runs.
+		var err error
+		kernel.Unbatched(c.Device.Type, func() { Eager(func() { err = d(c) }) })
 		if !errors.Is(err, kernel.ErrNotImplemented) {
 			count(c, Decomposed)
 			return relabel(c, err)

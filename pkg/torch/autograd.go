@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
 	"slices"
 
 	"github.com/mindtorch/mindtorch/pkg/autograd"
@@ -228,6 +229,9 @@ func (t *Tensor) accumulate(g *Tensor) error {
 	if sum.err != nil {
 		return sum.err
 	}
+	if sum.storage != nil {
+		dispatch.Keep(sum.storage.mem) // read later for sure: a pipeline stores it
+	}
 	t.grad = sum
 	return nil
 }
@@ -254,14 +258,21 @@ func (t *Tensor) BackwardWith(opt BackwardOptions) error {
 	if t == nil {
 		return nilTensor("backward")
 	}
-	if t.err != nil {
+	if t.err != nil { // a pending t's own failure is the flush's below
 		return t.err
 	}
 	g, err := rootGrad(t, opt.Grad, 0)
 	if err != nil {
 		return err
 	}
-	_, err = autograd.Backward([]autograd.Edge{t.gradEdge()}, []autograd.Value{g}, engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, nil))
+	// Inside a pipeline the backward pass is queued with the forward ops
+	// (a device that launches batches gets both in one), then run before
+	// Backward returns: its errors are this call's.
+	_, err = autograd.Backward([]autograd.Edge{t.gradEdge()}, []autograd.Value{g},
+		engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, nil))
+	if ferr := dispatch.FlushCurrent(); err == nil {
+		err = ferr
+	}
 	return err
 }
 
@@ -292,8 +303,8 @@ func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
 		if o == nil {
 			return nil, nilTensor("grad")
 		}
-		if o.err != nil {
-			return nil, o.err
+		if err := o.Err(); err != nil {
+			return nil, err
 		}
 		var go_ *Tensor
 		if i < len(opt.GradOutputs) {
@@ -318,7 +329,11 @@ func Grad(outputs, inputs []*Tensor, opt GradOptions) ([]*Tensor, error) {
 		}
 		capture[i] = in.gradEdge()
 	}
-	vals, err := autograd.Backward(roots, grads, engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, capture))
+	var vals []autograd.Value
+	var err error
+	dispatch.Eager(func() {
+		vals, err = autograd.Backward(roots, grads, engineOptions(opt.RetainGraph || opt.CreateGraph, opt.CreateGraph, capture))
+	})
 	if err != nil {
 		return nil, err
 	}

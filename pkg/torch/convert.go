@@ -133,6 +133,9 @@ func (t *Tensor) Clone() *Tensor {
 	if err := inputErr("clone", t); err != nil {
 		return failed(err)
 	}
+	if out, ok := t.clonePending(); ok {
+		return out
+	}
 	out := t.emptyLayout(t.dtype, t.Device())
 	if out.err != nil {
 		return out

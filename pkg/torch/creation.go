@@ -95,7 +95,7 @@ func Full(shape []int, value any, opts ...Option) *Tensor {
 	if err != nil {
 		return failed(creationError("full", err, shape, dt, o.dev))
 	}
-	return finishCreation(emptyOp("full", shape, dt, &o).Fill_(s), &o)
+	return finishCreation(emptyOp("full", shape, dt, &o).fillFresh(s), &o)
 }
 
 // EmptyLike, ZerosLike, OnesLike, FullLike, RandLike and RandnLike make a
@@ -117,7 +117,7 @@ func ZerosLike(t *Tensor, opts ...Option) *Tensor {
 
 // OnesLike is Ones with t's shape, dtype, device and layout.
 func OnesLike(t *Tensor, opts ...Option) *Tensor {
-	return like("ones_like", t, opts, func(r *Tensor, _ *options) *Tensor { return r.Fill_(1) })
+	return like("ones_like", t, opts, func(r *Tensor, _ *options) *Tensor { return r.fillFresh(1) })
 }
 
 // RandLike is Rand with t's shape, dtype, device and layout (the values

@@ -24,3 +24,20 @@ func TestOpsGoldenMeta(t *testing.T) {
 		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) { conformance.Run(t, file, "meta") })
 	}
 }
+
+// TestOpsGoldenPipeline runs every case on the CPU at once and inside a
+// Pipeline, inputs made inside it too: the same errors, layouts, bits and
+// gradients, and PyTorch's values.
+func TestOpsGoldenPipeline(t *testing.T) {
+	for _, file := range conformance.Files {
+		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) { conformance.RunPipeline(t, file, "cpu") })
+	}
+}
+
+// TestOpsGoldenPipelineMeta is TestOpsGoldenPipeline on the meta device,
+// whose ops a pipeline does not queue: the same shapes, dtypes and errors.
+func TestOpsGoldenPipelineMeta(t *testing.T) {
+	for _, file := range conformance.Files {
+		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) { conformance.RunPipeline(t, file, "meta") })
+	}
+}

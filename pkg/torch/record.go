@@ -5,6 +5,7 @@ import (
 
 	"github.com/mindtorch/mindtorch/pkg/autograd"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
 // How ops record themselves for autograd. An op that has an input
@@ -226,7 +227,12 @@ type saved struct {
 
 // save keeps t for a backward pass; t may be the failed output of an op
 // (which then records nothing: newNode skips failed outputs).
-func save(t *Tensor) saved { return saved{t: t, version: t.Version()} }
+func save(t *Tensor) saved {
+	if t != nil && t.storage != nil {
+		dispatch.Keep(t.storage.mem) // read by the backward pass: a pipeline stores it
+	}
+	return saved{t: t, version: t.Version()}
+}
 
 func saveOutput(t *Tensor) saved { s := save(t); s.output = true; return s }
 

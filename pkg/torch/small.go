@@ -6,6 +6,7 @@ import (
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
 // The small-tensor path.
@@ -60,5 +61,5 @@ func smallBinary(op kernel.OpID, a, b *Tensor, mode int, alpha kernel.Scalar) *T
 
 // onHost reports whether m is CPU memory the host addresses.
 func onHost(m kernel.Memory) bool {
-	return m.HostPtr() != nil && m.Device().Type == device.CPU
+	return dispatch.PeekHostPtr(m) != nil && m.Device().Type == device.CPU
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
 // UntypedStorage is the bytes tensors view, on one device, as PyTorch's
@@ -125,6 +126,7 @@ func (s *UntypedStorage) Release() {
 	if s == nil || s.mem == nil {
 		return
 	}
+	dispatch.BeforeRelease(s.mem)
 	s.mem.Release()
 }
 
@@ -141,6 +143,7 @@ func (s *UntypedStorage) Close() error {
 		return nil
 	}
 	err := s.Flush()
+	dispatch.BeforeRelease(s.mem)
 	s.mem.Release()
 	return err
 }
@@ -151,6 +154,9 @@ func (s *UntypedStorage) bump() { s.version.Add(1) }
 // device address on an NPU; meta storage has none (an error).
 func (s *UntypedStorage) DataPtr() (uintptr, error) {
 	if err := storageErr("data_ptr", s); err != nil {
+		return 0, err
+	}
+	if err := dispatch.Settle(s.mem); err != nil {
 		return 0, err
 	}
 	if p := s.mem.HostPtr(); p != nil {
@@ -251,6 +257,7 @@ func (s *UntypedStorage) Resize_(nbytes int) error {
 		}
 	}
 	old := s.mem
+	dispatch.BeforeRelease(old)
 	s.mem = fresh.mem
 	s.bump()
 	old.Release()
@@ -606,6 +613,9 @@ func (m *subMemory) DevicePtr() uintptr {
 	}
 	return 0
 }
+
+// AliasOf identifies the parent's bytes, which m shares.
+func (m *subMemory) AliasOf() any { return kernel.AliasKey(m.parent) }
 
 // Release does not free the parent, which other storages may still use.
 func (m *subMemory) Release() {}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
+	"github.com/mindtorch/mindtorch/pkg/dispatch"
 	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
@@ -85,12 +86,16 @@ func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []i
 func failed(err error) *Tensor { return &Tensor{err: err} }
 
 // Err is the error of the op that made t, or of the first failed op in the
-// chain that led to it; nil for a valid tensor.
+// chain that led to it; nil for a valid tensor. Inside a Pipeline, the op
+// that made t may not have run yet: Err flushes the pipeline first.
 func (t *Tensor) Err() error {
 	if t == nil {
 		return nilTensor("err")
 	}
-	return t.err
+	if t.err != nil || t.storage == nil {
+		return t.err
+	}
+	return dispatch.Err(t.storage.mem)
 }
 
 // DType is the element type (float32 for a nil tensor).
@@ -268,6 +273,9 @@ func (t *Tensor) DataPtr() (uintptr, error) {
 		return 0, err
 	}
 	m := t.storage.mem
+	if err := dispatch.Settle(m); err != nil {
+		return 0, err
+	}
 	if p := m.HostPtr(); p != nil {
 		return uintptr(unsafe.Add(p, t.offset*t.dtype.ItemSize())), nil
 	}
@@ -301,6 +309,9 @@ func (t *Tensor) RequiresGrad_(on bool) *Tensor {
 			"you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph "+
 				"that doesn't require differentiation use var_no_grad = var.detach()."))
 	}
+	if on && t.gradFn == nil && t.storage != nil {
+		dispatch.Keep(t.storage.mem) // a parameter: read again, a pipeline stores it
+	}
 	t.requiresGrad = on
 	return t
 }
@@ -308,7 +319,7 @@ func (t *Tensor) RequiresGrad_(on bool) *Tensor {
 // operand is the tensor as kernels see it.
 func (t *Tensor) operand() kernel.Operand {
 	m := t.storage.mem
-	return kernel.Operand{Mem: m, Ptr: m.HostPtr(), DType: t.dtype, Shape: t.shape, Strides: t.strides, Offset: t.offset}
+	return kernel.Operand{Mem: m, Ptr: dispatch.PeekHostPtr(m), DType: t.dtype, Shape: t.shape, Strides: t.strides, Offset: t.offset}
 }
 
 // opError makes an error of op on t.

@@ -327,6 +327,10 @@ func (m *Mapped) File() (*os.File, error) {
 	return os.NewFile(uintptr(dup), "mindtorch-storage"), nil
 }
 
+// AliasOf identifies the mapping, whose bytes every Mapped sliced from it
+// shares.
+func (m *Mapped) AliasOf() any { return m.m }
+
 // Released reports whether Release was called.
 func (m *Mapped) Released() bool { return m.released.Load() }
 

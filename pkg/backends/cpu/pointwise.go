@@ -73,18 +73,8 @@ func pointwiseKernel(c *kernel.Call) error {
 		nops++
 	}
 	var attrs cpukernels.Attrs
-	scalarAt := -1
-	if meta.ScalarOperand(c) || (c.Op == kernel.OpLerp && len(c.In) == 2) {
-		scalarAt = 0
-	}
-	for k, s := range cAttrs[c.Op] {
-		setAttr(&attrs, k, c.Scalars[s])
-	}
-	if c.Op == kernel.OpClamp {
-		clampAttrs(&attrs, c, eng)
-	}
-	if scalarAt >= 0 {
-		it.scratch[0] = c.Scalars[scalarAt].Bits(eng)
+	if bits, ok := loopAttrs(c, eng, &attrs); ok {
+		it.scratch[0] = bits
 		ops[nops] = operand{data: unsafe.Pointer(&it.scratch[0]), size: eng.ItemSize()}
 		nops++
 	}
@@ -123,6 +113,22 @@ func pointwiseKernel(c *kernel.Call) error {
 		return castInto(opnd(o), o.DType, opnd(&tmp), outDT, o.Shape)
 	}
 	return nil
+}
+
+// loopAttrs sets the attributes of c's C loop in engine dtype eng and
+// returns the bits of the Go scalar the loop reads as its last operand,
+// when it reads one.
+func loopAttrs(c *kernel.Call, eng dtype.DType, attrs *cpukernels.Attrs) (scalar uint64, ok bool) {
+	for k, s := range cAttrs[c.Op] {
+		setAttr(attrs, k, c.Scalars[s])
+	}
+	if c.Op == kernel.OpClamp {
+		clampAttrs(attrs, c, eng)
+	}
+	if meta.ScalarOperand(c) || (c.Op == kernel.OpLerp && len(c.In) == 2) {
+		return c.Scalars[0].Bits(eng), true
+	}
+	return 0, false
 }
 
 func setAttr(a *cpukernels.Attrs, k int, s kernel.Scalar) {

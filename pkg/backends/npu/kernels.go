@@ -67,7 +67,7 @@ func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) er
 	if a == nil {
 		a = &npushim.Attrs{}
 	}
-	return statusError(c.Op.String(), npushim.Run(dev, streamOf(dev), op, ts, a, state.blocking))
+	return submit(c.Op.String(), dev, streamOf(dev), op, ts, a)
 }
 
 func deviceOf(ops []*kernel.Operand) int {

@@ -86,6 +86,7 @@ func (m *Memory) ReadHost(dst []byte, off int) error {
 	if err := m.checkRange("read", off, len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}
+	flushLaunches()
 	return statusError("copy_", npushim.CopyToHost(m.dev, unsafe.Pointer(unsafe.SliceData(dst)), m.blk.ptr+uint64(off), len(dst)))
 }
 
@@ -94,6 +95,7 @@ func (m *Memory) WriteHost(off int, src []byte) error {
 	if err := m.checkRange("write", off, len(src)); err != nil || len(src) == 0 {
 		return err
 	}
+	flushLaunches()
 	return statusError("copy_", npushim.CopyToDevice(m.dev, m.blk.ptr+uint64(off), unsafe.Pointer(unsafe.SliceData(src)), len(src)))
 }
 
@@ -125,6 +127,9 @@ func (m *Memory) Release() {
 		return
 	}
 	m.cleanup.Stop()
+	if toBatchPool(m.blk) {
+		return
+	}
 	caches[m.dev].put(m.blk)
 }
 
@@ -216,9 +221,9 @@ func Allocate(dev, n int) (*Memory, error) {
 	}
 	size := roundSize(n)
 	k := key{size, streamOf(dev)}
+	b := fromBatchPool(dev, k) // a block the goroutine's batch gave back
 	c.mu.Lock()
-	var b *block
-	if l := c.free[k]; len(l) > 0 {
+	if l := c.free[k]; b == nil && len(l) > 0 {
 		b = l[len(l)-1]
 		c.free[k] = l[:len(l)-1]
 	}
@@ -227,6 +232,7 @@ func Allocate(dev, n int) (*Memory, error) {
 		ptr, st := npushim.Malloc(dev, size)
 		if st != nil {
 			// Out of memory: wait for queued work, return the cache, retry once.
+			flushLaunches()
 			_ = npushim.Synchronize(dev)
 			c.empty()
 			ptr, st = npushim.Malloc(dev, size)
@@ -261,6 +267,7 @@ func (c *cache) put(b *block) {
 	c.mu.Unlock()
 	if len(usedOn) > 0 && b.size > 0 {
 		for _, s := range usedOn {
+			flushLaunches()
 			e, st := npushim.EventCreate(b.dev)
 			if st == nil && npushim.EventRecord(b.dev, e, s) == nil {
 				b.events = append(b.events, e)
@@ -345,6 +352,7 @@ func (c *cache) collect(dev int) {
 
 // empty frees the cached blocks after the stream is done with them.
 func (c *cache) empty() {
+	flushLaunches()
 	_ = npushim.Synchronize(c.dev)
 	c.sweep()
 	c.mu.Lock()

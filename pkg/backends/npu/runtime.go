@@ -108,6 +108,7 @@ func Synchronize(dev int) error {
 	if err := ready(dev); err != nil {
 		return err
 	}
+	flushLaunches()
 	return statusError("synchronize", npushim.Synchronize(dev))
 }
 

@@ -33,12 +33,14 @@ func (s *Stream) Device() int { return s.dev }
 
 // Synchronize waits for the work queued on s.
 func (s *Stream) Synchronize() error {
+	flushLaunches()
 	return statusError("synchronize", npushim.StreamSynchronize(s.dev, s.h))
 }
 
 // WaitEvent makes the work queued on s after this call wait until the
 // work e captured is done (without blocking the host).
 func (s *Stream) WaitEvent(e *Event) error {
+	flushLaunches()
 	return statusError("wait_event", npushim.StreamWaitEvent(s.dev, s.h, e.h))
 }
 
@@ -48,6 +50,7 @@ func (s *Stream) Close() error {
 	if s.h == 0 {
 		return nil
 	}
+	flushLaunches()
 	err := statusError("destroy_stream", npushim.StreamDestroy(s.dev, s.h))
 	s.h = 0
 	return err
@@ -113,11 +116,13 @@ func (e *Event) Record(s *Stream) error {
 	if s == nil {
 		s = CurrentStream(e.dev)
 	}
+	flushLaunches()
 	return statusError("record", npushim.EventRecord(e.dev, e.h, s.h))
 }
 
 // Synchronize waits until the captured work is done.
 func (e *Event) Synchronize() error {
+	flushLaunches()
 	return statusError("synchronize", npushim.EventSynchronize(e.dev, e.h))
 }
 
