@@ -334,4 +334,26 @@ int mt_batch_norm_backward_parallel(int dtype, mt_bn_params p, const void *g, co
                                     const void *mean, const void *invstd, void *gx, void *gw, void *gb,
                                     int64_t grain);
 
+/* Layer norm and RMS norm (layernorm.c) over the rows of a contiguous
+ * [rows, d] array of dtype MT_F32 or MT_F64 (w, b and the per-row arrays
+ * of that dtype too), and group norm as its rows of s elements per
+ * channel weight and bias, groups rows apart. mt_layer_norm: y = ((x - mean) * rstd) * w + b per
+ * row, or for RMS norm (rms) y = (x * rstd) * w with a zero mean; the
+ * stats in double, mean and rstd written per row. mt_layer_norm_backward:
+ * from g, the input's gradient gx (may be NULL) and the column sums gw
+ * of g * xhat and gb of g (both or neither NULL). Rows split across the
+ * pool in shares of at least grain rows (0: one share). MT_ERR_NOMEM
+ * without memory for the backward's column sums. */
+typedef struct {
+  int64_t rows, d;
+  double eps;
+  int64_t rms;
+  int64_t s, groups; /* elements per parameter (d a multiple), and the groups: row r reads
+                        the d/s parameters from (r % groups) * d/s; layer norm 1 and 1 */
+} mt_ln_params;
+int mt_layer_norm(int dtype, mt_ln_params p, const void *x, const void *w, const void *b, void *y, void *mean,
+                  void *rstd, int64_t grain);
+int mt_layer_norm_backward(int dtype, mt_ln_params p, const void *g, const void *x, const void *mean,
+                           const void *rstd, const void *w, void *gx, void *gw, void *gb, int64_t grain);
+
 #endif

@@ -89,6 +89,11 @@ func tensorFuncs() []callable {
 		fn("torch.NativeBatchNorm", torch.NativeBatchNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {
 			return []any{f32(), nil, nil, nil, nil, true, 1e-5}
 		}),
+		fn("torch.NativeLayerNorm", torch.NativeLayerNorm).acceptNil(2, 3).withArgs(func() []any {
+			return []any{f32(), []int{2}, nil, nil, 1e-5}
+		}),
+		fn("torch.FusedRMSNorm", torch.FusedRMSNorm).acceptNil(2).withArgs(func() []any { return []any{f32(), []int{2}, nil, 1e-5} }),
+		fn("torch.NativeGroupNorm", torch.NativeGroupNorm).acceptNil(1, 2).withArgs(func() []any { return []any{f32(), nil, nil, 2, 1e-5} }),
 
 		fn("nn.BatchNorm", nn.BatchNorm).acceptNil(1, 2, 3, 4), // running stats, weight, bias: None
 		fn("nn.InstanceNorm", nn.InstanceNorm).acceptNil(1, 2, 3, 4).withArgs(func() []any {

@@ -284,6 +284,19 @@ var Ops = []Op{
 	{ID: "BatchNormBackward", Name: "native_batch_norm_backward",
 		Attrs: "In[0] grad_output, In[1] input, In[2] weight, In[3] mean, In[4] invstd; Mode 1: training; " +
 			"Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias"},
+	{ID: "LayerNorm", Name: "native_layer_norm", Section: "Layer norm and RMS norm over the trailing dims.",
+		Attrs: "In[0] input, In[1] weight, In[2] bias (each of the normalised shape); " +
+			"Ints[0] number of trailing dims normalised; Mode 1: RMS norm (no mean, no bias); Scalars[0] eps; " +
+			"Out[0] output, Out[1] mean, Out[2] rstd (the input's shape with the normalised dims 1; RMS norm: the mean zeros)"},
+	{ID: "LayerNormBackward", Name: "native_layer_norm_backward",
+		Attrs: "In[0] grad_output, In[1] input, In[2] mean, In[3] rstd, In[4] weight; Ints, Mode as LayerNorm; " +
+			"Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias (the weight's shape)"},
+	{ID: "GroupNorm", Name: "native_group_norm", Section: "Group norm over groups of the channels (dim 1) of (N, C, ...) inputs.",
+		Attrs: "In[0] input, In[1] weight [C], In[2] bias [C]; Ints[0] groups; Scalars[0] eps; " +
+			"Out[0] output, Out[1] mean, Out[2] rstd [N, groups]"},
+	{ID: "GroupNormBackward", Name: "native_group_norm_backward",
+		Attrs: "In[0] grad_output, In[1] input, In[2] mean, In[3] rstd, In[4] weight [C]; Ints as GroupNorm; " +
+			"Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias [C]"},
 }
 
 // unary is the usual forms of a unary op: t.X(), t.X_() and Into(out).X(t).

@@ -108,11 +108,13 @@ func moreOps(t *testing.T, d device.Type) {
 	check("bernoulli_", torch.Zeros([]int{4}, on).Bernoulli_(0.5, torch.WithGenerator(g)))
 	x := torch.Ones([]int{2, 3}, on).RequiresGrad_(true)
 	bn, _, _, _ := torch.NativeBatchNorm(x, nil, nil, nil, nil, true, 1e-5)
+	ln, _, _ := torch.NativeLayerNorm(x, []int{3}, nil, nil, 1e-5)
+	gn, _, _ := torch.NativeGroupNorm(x, nil, nil, 1, 1e-5)
 	for name, y := range map[string]*torch.Tensor{
 		"softmax": x.Softmax(1), "log_softmax": x.LogSoftmax(1), "relu": x.Relu(), "gelu": x.Gelu(),
 		"silu": x.Silu(), "sigmoid": x.Sigmoid(), "tanh": x.Tanh(), "elu": x.Elu(1), "leaky_relu": x.LeakyRelu(0.01),
 		"softplus": x.Softplus(1, 20), "hardtanh": x.Clamp(-0.5, 0.5), "cumsum": x.Cumsum(1), "cumprod": x.Cumprod(1),
-		"native_batch_norm": bn,
+		"native_batch_norm": bn, "native_layer_norm": ln, "native_group_norm": gn,
 	} {
 		check(name, y)
 		_, err := torch.Grad([]*torch.Tensor{y.Sum()}, []*torch.Tensor{x}, torch.GradOptions{})

@@ -121,6 +121,10 @@ func groupNorm(op string, x *torch.Tensor, groups int, w, b *torch.Tensor, eps f
 	if !x.IsFloatingPoint() {
 		return fail(torch.ErrDType, []*torch.Tensor{x}, "\"GroupNormKernelImpl\" not implemented for '%s'", scalarTypeName(x.DType()))
 	}
+	if fusedNorm(x, []int{c}, w, b) {
+		y, _, _ := torch.NativeGroupNorm(x, w, b, groups, eps)
+		return y
+	}
 	g := x.Reshape(n, groups, c/groups*spatial) // sizes given: an empty input has no -1
 	mean := g.MeanKeepDim(2)
 	v := g.VarCorrection(0, true, 2)
@@ -211,6 +215,10 @@ func rmsNorm(op string, x *torch.Tensor, shape []int, w *torch.Tensor, eps *floa
 	dims := make([]int, n)
 	for i := range dims {
 		dims[i] = -1 - i
+	}
+	if n > 0 && fusedNorm(x, shape, w) {
+		y, _ := torch.FusedRMSNorm(x, shape, w, e)
+		return y
 	}
 	y := x
 	if n > 0 {

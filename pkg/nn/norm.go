@@ -41,6 +41,10 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 		return torch.Failed(torch.NewError("layer_norm", torch.ErrShape, []*torch.Tensor{x},
 			"Given normalized_shape=%v, expected input with shape [*, %v], but got input of size%v", l.Shape, l.Shape, s))
 	}
+	if fusedNorm(x, l.Shape, l.Weight, l.Bias) {
+		y, _, _ := torch.NativeLayerNorm(x, l.Shape, l.Weight, l.Bias, l.Eps)
+		return y
+	}
 	dims := make([]int, n)
 	for i := range dims {
 		dims[i] = -1 - i
@@ -57,6 +61,23 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 	}
 	tmp.release(y)
 	return y
+}
+
+// fusedNorm says whether a norm of x with the optional parameters (each
+// of the given shape) runs as one fused CPU op: x float32 or float64 on
+// the CPU, the parameters of that shape and of x's dtype on the CPU.
+// Other devices keep the composite of tensor ops, which they run
+// natively, and other dtypes its promotions and roundings.
+func fusedNorm(x *torch.Tensor, shape []int, params ...*torch.Tensor) bool {
+	if x.Device().String() != "cpu" || (x.DType() != torch.Float32 && x.DType() != torch.Float64) {
+		return false
+	}
+	for _, p := range params {
+		if p != nil && (p.DType() != x.DType() || p.Device().String() != "cpu" || !slices.Equal(p.Shape(), shape)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ExtraRepr is "(4,), eps=1e-05, elementwise_affine=True".

@@ -202,6 +202,14 @@ const (
 	OpBatchNorm         // native_batch_norm: In[0] input, In[1] weight [C], In[2] bias [C] (In[3] running_mean, In[4] running_var unless training); Mode 1: training; Scalars[0] eps; Out[0] output, training also Out[1] mean, Out[2] invstd, Out[3] biased var [C]
 	OpBatchNormBackward // native_batch_norm_backward: In[0] grad_output, In[1] input, In[2] weight, In[3] mean, In[4] invstd; Mode 1: training; Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias
 
+	// Layer norm and RMS norm over the trailing dims.
+	OpLayerNorm         // native_layer_norm: In[0] input, In[1] weight, In[2] bias (each of the normalised shape); Ints[0] number of trailing dims normalised; Mode 1: RMS norm (no mean, no bias); Scalars[0] eps; Out[0] output, Out[1] mean, Out[2] rstd (the input's shape with the normalised dims 1; RMS norm: the mean zeros)
+	OpLayerNormBackward // native_layer_norm_backward: In[0] grad_output, In[1] input, In[2] mean, In[3] rstd, In[4] weight; Ints, Mode as LayerNorm; Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias (the weight's shape)
+
+	// Group norm over groups of the channels (dim 1) of (N, C, ...) inputs.
+	OpGroupNorm         // native_group_norm: In[0] input, In[1] weight [C], In[2] bias [C]; Ints[0] groups; Scalars[0] eps; Out[0] output, Out[1] mean, Out[2] rstd [N, groups]
+	OpGroupNormBackward // native_group_norm_backward: In[0] grad_output, In[1] input, In[2] mean, In[3] rstd, In[4] weight [C]; Ints as GroupNorm; Out[0] grad_input, Out[1] grad_weight, Out[2] grad_bias [C]
+
 	// NumOps is the number of op IDs.
 	NumOps
 )
@@ -374,4 +382,8 @@ var opNames = [NumOps]string{
 	OpAdaptiveMaxPool2dBackward: "adaptive_max_pool2d_backward",
 	OpBatchNorm:                 "native_batch_norm",
 	OpBatchNormBackward:         "native_batch_norm_backward",
+	OpLayerNorm:                 "native_layer_norm",
+	OpLayerNormBackward:         "native_layer_norm_backward",
+	OpGroupNorm:                 "native_group_norm",
+	OpGroupNormBackward:         "native_group_norm_backward",
 }
