@@ -64,16 +64,17 @@ func (l *LayerNorm) Forward(x *torch.Tensor) *torch.Tensor {
 }
 
 // fusedNorm says whether a norm of x with the optional parameters (each
-// of the given shape) runs as one fused CPU op: x float32 or float64 on
-// the CPU, the parameters of that shape and of x's dtype on the CPU.
-// Other devices keep the composite of tensor ops, which they run
-// natively, and other dtypes its promotions and roundings.
+// of the given shape) runs as one fused op (the dispatcher picks its
+// kernel or, on a device without one, its decomposition): x float32 or
+// float64, the parameters of that shape, x's dtype and device. Other
+// dtypes keep the composite of tensor ops, with its promotions and
+// roundings.
 func fusedNorm(x *torch.Tensor, shape []int, params ...*torch.Tensor) bool {
-	if x.Device().String() != "cpu" || (x.DType() != torch.Float32 && x.DType() != torch.Float64) {
+	if x.DType() != torch.Float32 && x.DType() != torch.Float64 {
 		return false
 	}
 	for _, p := range params {
-		if p != nil && (p.DType() != x.DType() || p.Device().String() != "cpu" || !slices.Equal(p.Shape(), shape)) {
+		if p != nil && (p.DType() != x.DType() || p.Device() != x.Device() || !slices.Equal(p.Shape(), shape)) {
 			return false
 		}
 	}
