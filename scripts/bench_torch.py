@@ -114,3 +114,29 @@ for n, name, number in [(1_000_000, "1e+06", 200), (16_000_000, "2e+07", 10)]:
     xc, ac, bc = torch.randn(n), torch.randn(n), torch.randn(n)
     bench(f"Chain/eager/{name}", lambda: (xc * ac + bc).relu().sigmoid(), number)
     del xc, ac, bc
+
+# The norms and embedding of pkg/torch/norm_bench_test.go: gradients by
+# autograd.grad, as the Go side uses torch.Grad (nothing accumulates).
+xl = torch.randn(64, 512, 768, generator=g, requires_grad=True)
+gl = torch.randn(64, 512, 768, generator=g)
+ln = torch.nn.LayerNorm(768)
+bench("LayerNormBackward", lambda: torch.autograd.grad([ln(xl)], [xl, ln.weight, ln.bias], [gl]), 5)
+wr = torch.ones(768)  # 1.13 has no RMSNorm: its composite
+
+
+def rms(x):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + torch.finfo(x.dtype).eps) * wr
+
+
+with torch.no_grad():
+    bench("RMSNorm", lambda: rms(xl), 5)
+xgn = torch.randn(32, 256, 16, 16, generator=g, requires_grad=True)
+ggn = torch.randn(32, 256, 16, 16, generator=g)
+gn = torch.nn.GroupNorm(32, 256)
+with torch.no_grad():
+    bench("GroupNorm", lambda: gn(xgn), 50)
+bench("GroupNormBackward", lambda: torch.autograd.grad([gn(xgn)], [xgn, gn.weight, gn.bias], [ggn]), 20)
+emb = torch.nn.Embedding(32000, 512)
+ie = torch.randint(0, 32000, (4096,), generator=g)
+ge = torch.randn(4096, 512, generator=g)
+bench("EmbeddingBackward", lambda: torch.autograd.grad([emb(ie)], [emb.weight], [ge]), 5)
