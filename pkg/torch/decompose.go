@@ -41,8 +41,18 @@ func operandTensor(o *kernel.Operand) *Tensor {
 	return newTensor(newStorage(o.Mem), o.DType, o.Shape, o.Strides, o.Offset)
 }
 
-// writeOutput copies r, a decomposition's result, into output i of c and
-// releases r.
+// opMath is the dtype a decomposition computes a dtype's values in:
+// float32 for float16 and bfloat16 (PyTorch's opmath type), else itself.
+// writeOutput rounds the result to the output's dtype once.
+func opMath(d DType) DType {
+	if d == Float16 || d == BFloat16 {
+		return Float32
+	}
+	return d
+}
+
+// writeOutput copies r, a decomposition's result, into output i of c
+// (converting it to the output's dtype) and releases r.
 func writeOutput(c *kernel.Call, i int, r *Tensor) error {
 	if r.err != nil {
 		return r.err
@@ -167,20 +177,12 @@ func decomposeDeg2rad(c *kernel.Call) error { return decomposeScale(c, math.Pi/1
 func decomposeRad2deg(c *kernel.Call) error { return decomposeScale(c, 180/math.Pi) }
 
 func decomposeScale(c *kernel.Call, k float64) error {
-	x, dt := operandTensor(&c.In[0]), c.Out[0].DType
-	if dt == Float16 || dt == BFloat16 {
-		dt = Float32
-	}
+	x, dt := operandTensor(&c.In[0]), opMath(c.Out[0].DType)
 	if x.dtype != dt {
 		x = x.ToDType(dt)
 		defer x.Release()
 	}
-	r := x.MulScalar(k)
-	if r.dtype != c.Out[0].DType {
-		defer r.Release()
-		r = r.ToDType(c.Out[0].DType)
-	}
-	return writeOutput(c, 0, r)
+	return writeOutput(c, 0, x.MulScalar(k))
 }
 
 // decomposeGeluBackward is gelu's backward, g * gelu'(x), with the ops of
@@ -239,18 +241,10 @@ func decomposeFextremum(c *kernel.Call, max bool) error {
 // NaN, as PyTorch's kernel: in float32 for float16 and bfloat16 (their
 // compute dtype), rounded to the output's dtype once.
 func decomposeXlogy(c *kernel.Call) error {
-	d := c.Out[0].DType
-	cd := d
-	if d == Float16 || d == BFloat16 {
-		cd = Float32
-	}
+	cd := opMath(c.Out[0].DType)
 	x, y := binaryOperands(c, cd)
 	zero := Zeros(nil, WithDType(cd), OnDevice(x.Device()))
-	r := Where(x.EqScalar(0).LogicalAnd(y.Eq(y)), zero, x.Mul(y.Log()))
-	if cd != d {
-		r = r.ToDType(d)
-	}
-	return writeOutput(c, 0, r)
+	return writeOutput(c, 0, Where(x.EqScalar(0).LogicalAnd(y.Eq(y)), zero, x.Mul(y.Log())))
 }
 
 // decomposeNorm is the p-norm over the call's dims with the reductions of
@@ -265,10 +259,7 @@ func decomposeNorm(c *kernel.Call) error {
 	if !x.dtype.IsFloatingPoint() {
 		return kernel.Errorf(kernel.ErrNotImplemented, "norm of %s has no decomposition", kernel.PyName(x.dtype))
 	}
-	cd := c.Out[0].DType
-	if cd == Float16 || cd == BFloat16 {
-		cd = Float32
-	}
+	cd := opMath(c.Out[0].DType)
 	p := c.Scalars[0].Float()
 	a := x.ToDType(cd).Abs()
 	red := func(op kernel.OpID, t *Tensor) *Tensor {
@@ -289,7 +280,7 @@ func decomposeNorm(c *kernel.Call) error {
 	default:
 		r = red(kernel.OpSum, a.PowScalar(p)).PowScalar(1 / p)
 	}
-	return writeOutput(c, 0, r.ToDType(c.Out[0].DType))
+	return writeOutput(c, 0, r)
 }
 
 // decomposeCopysign is copysign as |x| with y's sign bit (signbit, so that
@@ -297,16 +288,7 @@ func decomposeNorm(c *kernel.Call) error {
 // output's dtype (float32 for float16 and bfloat16, then rounded, which
 // changes nothing).
 func decomposeCopysign(c *kernel.Call) error {
-	d := c.Out[0].DType
-	cd := d
-	if d == Float16 || d == BFloat16 {
-		cd = Float32
-	}
-	x, y := binaryOperands(c, cd)
+	x, y := binaryOperands(c, opMath(c.Out[0].DType))
 	a := x.Abs()
-	r := Where(y.Signbit(), a.Neg(), a)
-	if cd != d {
-		r = r.ToDType(d)
-	}
-	return writeOutput(c, 0, r)
+	return writeOutput(c, 0, Where(y.Signbit(), a.Neg(), a))
 }

@@ -92,7 +92,7 @@ type poolPlan struct {
 	divisor     []float64 // avg_pool2d: per output (h, w); nil otherwise
 	hSize       []float64 // adaptive avg: the windows' sizes
 	wSize       []float64
-	max, avg    bool
+	max         bool // a max pool; the others average
 	adaptive    bool
 	backward    bool
 	selfOperand int
@@ -105,10 +105,8 @@ func decomposePool(c *kernel.Call) error {
 		p.max = true
 	case kernel.OpMaxPool2dBackward, kernel.OpAdaptiveMaxPool2dBackward:
 		p.max, p.backward = true, true
-	case kernel.OpAvgPool2d, kernel.OpAdaptiveAvgPool2d:
-		p.avg = true
-	default:
-		p.avg, p.backward = true, true
+	case kernel.OpAvgPool2dBackward, kernel.OpAdaptiveAvgPool2dBackward:
+		p.backward = true
 	}
 	p.adaptive = c.Op == kernel.OpAdaptiveAvgPool2d || c.Op == kernel.OpAdaptiveAvgPool2dBackward ||
 		c.Op == kernel.OpAdaptiveMaxPool2d || c.Op == kernel.OpAdaptiveMaxPool2dBackward
@@ -119,10 +117,7 @@ func decomposePool(c *kernel.Call) error {
 	if !self.DType.IsFloatingPoint() {
 		return kernel.Errorf(kernel.ErrNotImplemented, "%s of %s has no decomposition", c.Op, kernel.PyName(self.DType))
 	}
-	p.compute = self.DType
-	if p.compute == Float16 || p.compute == BFloat16 {
-		p.compute = Float32
-	}
+	p.compute = opMath(self.DType)
 	nd := len(self.Shape)
 	ih, iw := self.Shape[nd-2], self.Shape[nd-1]
 	p.planes = kernel.Numel(self.Shape[:nd-2])
@@ -207,11 +202,15 @@ func (p *poolPlan) self() *Tensor {
 	return operandTensor(&p.c.In[p.selfOperand]).ToDType(p.compute).Reshape(p.planes, p.h.in, p.w.in)
 }
 
-// at gathers the elements at window position (i, j) of every window.
-func (p *poolPlan) at(x *Tensor, i, j int) *Tensor {
-	hi := p.onDevice(FromSlice(p.h.pos[i]))
-	wi := p.onDevice(FromSlice(p.w.pos[j]))
-	return x.IndexSelect(1, hi).IndexSelect(2, wi)
+// indices are an axis's input indices of each window position, on the
+// device: x.IndexSelect with the H ones then the W ones gathers window
+// position (i, j) of every window.
+func (p *poolPlan) indices(a *poolAxis) []*Tensor {
+	ix := make([]*Tensor, a.k)
+	for i := range ix {
+		ix[i] = p.onDevice(FromSlice(a.pos[i]))
+	}
+	return ix
 }
 
 // mask is whether window position (i, j) is inside each window and the
@@ -257,15 +256,17 @@ func (p *poolPlan) maxForward() error {
 		}
 	}
 	idx := p.onDevice(FromSlice(first).Reshape(p.h.out, p.w.out)).Expand(p.planes, p.h.out, p.w.out)
+	hi, wi := p.indices(p.h), p.indices(p.w)
 	for i := range p.h.k {
+		rows := x.IndexSelect(1, hi[i])
 		for j := range p.w.k {
-			v := Where(p.mask(i, j), p.at(x, i, j), negInf)
+			v := Where(p.mask(i, j), rows.IndexSelect(2, wi[j]), negInf)
 			up := v.Gt(best).LogicalOr(v.Ne(v))
 			best = Where(up, v, best)
 			idx = Where(up, p.flat(i, j, -1), idx)
 		}
 	}
-	if err := writeOutput(p.c, 0, best.ToDType(p.c.Out[0].DType).Reshape(p.c.Out[0].Shape...)); err != nil {
+	if err := writeOutput(p.c, 0, best.Reshape(p.c.Out[0].Shape...)); err != nil {
 		return err
 	}
 	return writeOutput(p.c, 1, idx.Reshape(p.c.Out[1].Shape...))
@@ -279,7 +280,7 @@ func (p *poolPlan) maxBackward() error {
 	idx := operandTensor(&p.c.In[2]).Reshape(p.planes, n)
 	idx = Where(idx.GeScalar(0).LogicalAnd(idx.LtScalar(plane)), idx, Scalar(int64(plane), OnDevice(p.dev)))
 	gi := Zeros([]int{p.planes, plane + 1}, WithDType(p.compute), OnDevice(p.dev)).ScatterAdd(1, idx, g)
-	return writeOutput(p.c, 0, gi.Narrow(1, 0, plane).ToDType(p.c.Out[0].DType).Reshape(p.c.Out[0].Shape...))
+	return writeOutput(p.c, 0, gi.Narrow(1, 0, plane).Reshape(p.c.Out[0].Shape...))
 }
 
 // avgDivide divides window sums (or gradients) as the CPU kernel does: by
@@ -298,12 +299,14 @@ func (p *poolPlan) avgForward() error {
 	x := p.self()
 	zero := Zeros(nil, WithDType(p.compute), OnDevice(p.dev))
 	sum := Zeros([]int{p.planes, p.h.out, p.w.out}, WithDType(p.compute), OnDevice(p.dev))
+	hi, wi := p.indices(p.h), p.indices(p.w)
 	for i := range p.h.k {
+		rows := x.IndexSelect(1, hi[i])
 		for j := range p.w.k {
-			sum = sum.Add(Where(p.mask(i, j), p.at(x, i, j), zero))
+			sum = sum.Add(Where(p.mask(i, j), rows.IndexSelect(2, wi[j]), zero))
 		}
 	}
-	return writeOutput(p.c, 0, p.avgDivide(sum).ToDType(p.c.Out[0].DType).Reshape(p.c.Out[0].Shape...))
+	return writeOutput(p.c, 0, p.avgDivide(sum).Reshape(p.c.Out[0].Shape...))
 }
 
 // avgBackward adds each output's gradient over its divisor to the inputs
@@ -320,5 +323,5 @@ func (p *poolPlan) avgBackward() error {
 			gi = gi.ScatterAdd(1, at, delta)
 		}
 	}
-	return writeOutput(p.c, 0, gi.Narrow(1, 0, plane).ToDType(p.c.Out[0].DType).Reshape(p.c.Out[0].Shape...))
+	return writeOutput(p.c, 0, gi.Narrow(1, 0, plane).Reshape(p.c.Out[0].Shape...))
 }

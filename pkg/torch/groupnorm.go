@@ -58,34 +58,10 @@ func NativeGroupNorm(x, weight, bias *Tensor, groups int, eps float64) (out, mea
 	if !recording(x, weight, bias) {
 		return y, mean, rstd
 	}
-	const name = groupNormBackwardName
-	sx, sw, sm, sr := save(x), save(w), save(mean), save(rstd)
-	y.setGradFn(name, []*Tensor{x, weight, bias}, func(g *Tensor, need []bool, create bool) []*Tensor {
-		xs, ws, m, r := sx.get(create, name), sw.get(create, name), sm.get(create, name), sr.get(create, name)
-		for _, t := range []*Tensor{xs, ws, m, r} {
-			if t.err != nil {
-				return []*Tensor{t, t, t}
-			}
-		}
-		var gs [3]*Tensor
-		if create && recording(g, xs, ws) {
-			gs = groupNormGradOps(g, xs, ws, groups, eps)
-		} else {
-			outs, err := runLayerNorm(kernel.OpGroupNormBackward, 0, groups, eps, g.ToDType(xs.dtype), xs, m, r, ws)
-			if err != nil {
-				f := failed(err)
-				return []*Tensor{f, f, f}
-			}
-			copy(gs[:], outs)
-		}
-		res := []*Tensor{fitGrad(gs[0], x), nil, nil}
-		if weight != nil && need[1] {
-			res[1] = fitGrad(gs[1], weight)
-		}
-		if bias != nil && need[2] {
-			res[2] = fitGrad(gs[2], bias)
-		}
-		return res
+	recordNormGrad(groupNormBackwardName, y, x, weight, bias, w, mean, rstd, func(g, xs, ws *Tensor) [3]*Tensor {
+		return groupNormGradOps(g, xs, ws, groups, eps)
+	}, func(g, xs, m, r, ws *Tensor) ([]*Tensor, error) {
+		return runLayerNorm(kernel.OpGroupNormBackward, 0, groups, eps, g, xs, m, r, ws)
 	})
 	return y, mean, rstd
 }

@@ -117,33 +117,10 @@ func rowNorm(op string, x *Tensor, shape []int, weight, bias *Tensor, eps float6
 	if !recording(x, weight, bias) {
 		return y, mean, rstd
 	}
-	sx, sw, sm, sr := save(x), save(w), save(mean), save(rstd)
-	y.setGradFn(name, []*Tensor{x, weight, bias}, func(g *Tensor, need []bool, create bool) []*Tensor {
-		xs, ws, m, r := sx.get(create, name), sw.get(create, name), sm.get(create, name), sr.get(create, name)
-		for _, t := range []*Tensor{xs, ws, m, r} {
-			if t.err != nil {
-				return []*Tensor{t, t, t}
-			}
-		}
-		var gs [3]*Tensor
-		if create && recording(g, xs, ws) {
-			gs = layerNormGradOps(g, xs, ws, n, eps, rms)
-		} else {
-			outs, err := runLayerNorm(kernel.OpLayerNormBackward, mode, n, eps, g.ToDType(xs.dtype), xs, m, r, ws)
-			if err != nil {
-				f := failed(err)
-				return []*Tensor{f, f, f}
-			}
-			copy(gs[:], outs)
-		}
-		res := []*Tensor{fitGrad(gs[0], x), nil, nil}
-		if weight != nil && need[1] {
-			res[1] = fitGrad(gs[1], weight)
-		}
-		if bias != nil && need[2] {
-			res[2] = fitGrad(gs[2], bias)
-		}
-		return res
+	recordNormGrad(name, y, x, weight, bias, w, mean, rstd, func(g, xs, ws *Tensor) [3]*Tensor {
+		return layerNormGradOps(g, xs, ws, n, eps, rms)
+	}, func(g, xs, m, r, ws *Tensor) ([]*Tensor, error) {
+		return runLayerNorm(kernel.OpLayerNormBackward, mode, n, eps, g, xs, m, r, ws)
 	})
 	return y, mean, rstd
 }
@@ -182,4 +159,40 @@ func layerNormGradOps(g, x, w *Tensor, n int, eps float64, rms bool) [3]*Tensor 
 		gwt, gb = gwt.Sum(lead...), gb.Sum(lead...)
 	}
 	return [3]*Tensor{gx, gwt, gb}
+}
+
+// recordNormGrad records the gradient of a fused norm y of x (weight and
+// bias as the caller gave them, nil for none; w the weight the op used):
+// the backward op run (x, mean, rstd and w saved), or under create_graph
+// its differentiable formula ops.
+func recordNormGrad(name string, y, x, weight, bias, w, mean, rstd *Tensor, ops func(g, x, w *Tensor) [3]*Tensor,
+	run func(g, x, mean, rstd, w *Tensor) ([]*Tensor, error)) {
+	sx, sw, sm, sr := save(x), save(w), save(mean), save(rstd)
+	y.setGradFn(name, []*Tensor{x, weight, bias}, func(g *Tensor, need []bool, create bool) []*Tensor {
+		xs, ws, m, r := sx.get(create, name), sw.get(create, name), sm.get(create, name), sr.get(create, name)
+		for _, t := range []*Tensor{xs, ws, m, r} {
+			if t.err != nil {
+				return []*Tensor{t, t, t}
+			}
+		}
+		var gs [3]*Tensor
+		if create && recording(g, xs, ws) {
+			gs = ops(g, xs, ws)
+		} else {
+			outs, err := run(g.ToDType(xs.dtype), xs, m, r, ws)
+			if err != nil {
+				f := failed(err)
+				return []*Tensor{f, f, f}
+			}
+			copy(gs[:], outs)
+		}
+		res := []*Tensor{fitGrad(gs[0], x), nil, nil}
+		if weight != nil && need[1] {
+			res[1] = fitGrad(gs[1], weight)
+		}
+		if bias != nil && need[2] {
+			res[2] = fitGrad(gs[2], bias)
+		}
+		return res
+	})
 }
