@@ -30,7 +30,8 @@
  * 16 into the [channel][position] output, the bias added, whole cache
  * lines streamed past the caches. Jobs run image by image, block by
  * block, chunk by chunk, split across the pool in contiguous ranges, so a
- * thread pads each image group once and keeps its block's weights cached.
+ * thread pads each image group once and keeps its block's weights cached;
+ * a thread done early takes over the back of another's range (balance.c).
  *
  * The input gradient of a stride-1 convolution is the same kernel: the
  * output gradient, padded by k-1-p, convolved with the weights transposed
@@ -153,30 +154,37 @@ const float *cd_image(const cd_job *j, int share, int64_t n, int64_t g, int fres
   return buf;
 }
 
+/* What a share holds between its calls: the image group in its padding
+ * buffer (-1 before the first, whose zeros it writes) and where it is. */
+typedef struct {
+  _Alignas(64) int64_t ng;
+  const float *x;
+} conv_held;
+
 typedef struct {
   const cd_job *j;
   int isa;
+  conv_held held[MT_POOL_MAX];
 } conv_run;
 
 /* conv_share runs jobs [begin, end), numbered (image, group, block, chunk)
  * with the chunk fastest, so that a share keeps its weights in cache and
  * pads each image group once. */
 static int conv_share(void *ctx, int share, int64_t begin, int64_t end) {
-  const conv_run *r = ctx;
+  conv_run *r = ctx;
   const cd_job *j = r->j;
-  const float *x = 0;
-  int64_t padded = -1; /* the image group at x */
+  conv_held *h = &r->held[share];
   for (int64_t i = begin; i < end; i++) {
     const int64_t ch = i % j->chunks, b = i / j->chunks % j->blocks, ng = i / j->chunks / j->blocks;
     const int64_t g = ng % j->groups, n = ng / j->groups;
-    if (ng != padded) {
-      x = cd_image(j, share, n, g, padded < 0, 0, j->cg);
-      padded = ng;
+    if (ng != h->ng) {
+      h->x = cd_image(j, share, n, g, h->ng < 0, 0, j->cg);
+      h->ng = ng;
     }
     if (r->isa == 3)
-      cd_job_avx512(j, x, n, g, b, ch);
+      cd_job_avx512(j, h->x, n, g, b, ch);
     else
-      cd_job_avx2(j, x, n, g, b, ch);
+      cd_job_avx2(j, h->x, n, g, b, ch);
   }
   return MT_OK;
 }
@@ -193,8 +201,10 @@ int mt_conv_direct(mt_conv_direct_params p, const float *x, const float *w, cons
   j.w = wpack, j.bias = bias, j.out = out;
   const int64_t jobs = p.n * p.groups * j.blocks * j.chunks;
   const int64_t L = p.oh * p.ow, per = (L < CD_CHUNK ? L : CD_CHUNK) * (j.ogp < CD_BLOCK ? j.ogp : CD_BLOCK) * j.cg * p.kh * p.kw;
-  conv_run r = {&j, isa};
-  return mt_parallel(jobs, cd_grain(&j, jobs, per), conv_share, &r, NULL);
+  conv_run r = {.j = &j, .isa = isa};
+  for (int s = 0; s < MT_POOL_MAX; s++) r.held[s].ng = -1;
+  /* Pieces of a few jobs: a job is tens of microseconds at most. */
+  return mt_parallel_balanced(jobs, cd_grain(&j, jobs, per), 4, conv_share, &r);
 }
 
 void cd_store(const cd_job *j, const float *s, int64_t obw, int64_t ob, int64_t l0, float *out, const float *bias) {

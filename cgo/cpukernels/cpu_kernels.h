@@ -60,6 +60,16 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 typedef int (*mt_share_fn)(void *ctx, int share, int64_t begin, int64_t end);
 int mt_pool_start(int size);
 int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares);
+/* mt_parallel_balanced is mt_parallel whose shares, once their own range
+ * is done, take over the back half of the largest range left (balance.c):
+ * fn may be called several times per share, on ranges of at least piece
+ * elements (the last of a range aside), each range in increasing order. */
+int mt_parallel_balanced(int64_t n, int64_t grain, int64_t piece, mt_share_fn fn, void *ctx);
+/* mt_balance_probe runs mt_parallel_balanced for its tests (balance.c). */
+int mt_balance_probe(int64_t n, int64_t grain, int64_t piece, int slow, int64_t spin, int64_t fail, int32_t *hits,
+                     int32_t *owner);
+/* mt_pool_size is the number of threads the pool runs, the caller's included. */
+int mt_pool_size(void);
 /* mt_pool_quiet sends polling workers to sleep until the next job. */
 void mt_pool_quiet(void);
 

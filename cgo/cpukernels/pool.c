@@ -101,6 +101,8 @@ int mt_pool_start(int size) {
   return MT_OK;
 }
 
+int mt_pool_size(void) { return pool.size > 1 ? pool.size : 1; }
+
 /* mt_parallel runs fn over [0, n) in shares of at least grain elements,
  * share w on pool thread w (the caller runs share 0), and returns the first
  * error. *shares (when not null) is the number of shares run. */
