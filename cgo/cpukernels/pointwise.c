@@ -8,6 +8,7 @@
 #include "loops.h" /* first: its pragma applies to fastexp.h and fasterf.h too */
 #include "fastexp.h"
 #include "fasterf.h"
+#include "vsqrt.h"
 
 static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];
 
@@ -283,6 +284,21 @@ static inline float mt_mishf(float x) { return x * tanhf(log1pf(expf(x))); }
 
 /* ---- unary and binary: generated from the op table ---- */
 #include "loops_gen.h"
+
+/* ---- sqrt: the vector instruction on contiguous rows (vsqrt.h) ---- */
+#define SQRT_LOOP(S, T, VEC, SCALAR)                                              \
+  MT_ROW sqrt_##S##_row(int64_t n, char *const *p, const int64_t *s, const mt_attrs *a) { \
+    (void)a;                                                                      \
+    if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {               \
+      VEC((T *)p[0], (const T *)p[1], n);                                         \
+      return 0;                                                                   \
+    }                                                                             \
+    for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) = SCALAR(*(const T *)(p[1] + i * s[1])); \
+    return 0;                                                                     \
+  }                                                                               \
+  MT_ROWS(sqrt_##S, sqrt_##S##_row) REG(MT_SQRT, MT_##S, sqrt_##S)
+SQRT_LOOP(F32, float, vsqrt_f32, sqrtf)
+SQRT_LOOP(F64, double, vsqrt_f64, sqrt)
 
 /* ---- ternary ---- */
 #define T3_ALL(ID, name, XT, EXPR) \

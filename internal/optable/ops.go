@@ -106,7 +106,7 @@ var Ops = []Op{
 	{ID: "Log2", Name: "log2", Kind: Unary, Rule: ToFloat, Float: "G(log2, x)", Forms: unary("Log2", "returns the base-2 logarithm")},
 	{ID: "Log10", Name: "log10", Kind: Unary, Rule: ToFloat, Float: "G(log10, x)", Forms: unary("Log10", "returns the base-10 logarithm")},
 	{ID: "Log1p", Name: "log1p", Kind: Unary, Rule: ToFloat, Float: "G(log1p, x)", Forms: unary("Log1p", "returns log(1 + t), exact near 0")},
-	{ID: "Sqrt", Name: "sqrt", Kind: Unary, Rule: ToFloat, Float: "G(sqrt, x)", Forms: unary("Sqrt", "returns the square root")},
+	{ID: "Sqrt", Name: "sqrt", Kind: Unary, Rule: ToFloat, CustomC: true, Forms: unary("Sqrt", "returns the square root")}, // pointwise.c: vsqrt.h
 	{ID: "Rsqrt", Name: "rsqrt", Kind: Unary, Rule: ToFloat, Float: "G(mt_rsqrt, x)", Forms: unary("Rsqrt", "returns 1 / sqrt(t)")},
 	{ID: "Square", Name: "square", Kind: Unary, Rule: Same, Float: "x * x", Int: "x * x", Forms: unary("Square", "returns t * t")},
 	{ID: "Reciprocal", Name: "reciprocal", Kind: Unary, Rule: ToFloat, Float: "1 / x", Forms: unary("Reciprocal", "returns 1 / t")},

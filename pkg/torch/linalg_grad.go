@@ -47,12 +47,30 @@ func recordProduct(op kernel.OpID, beta, alpha kernel.Scalar, ts []*Tensor, y *T
 }
 
 // productGrads are the gradients of a @ b (matrices or batches of them).
+// A gradient of a column-major matrix (a transposed view, as Linear's
+// weight.T()) is computed as the transpose of a row-major product, as
+// PyTorch's mm_mat1_backward and mm_mat2_backward do: after the view's own
+// backward transposes it back, it has the layout of the parameter, and the
+// gradient accumulates without a transposing copy.
 func productGrads(g, a, b *Tensor, needA, needB bool) (ga, gb *Tensor) {
 	if needA {
-		ga = g.MatMul(b.MT())
+		if columnMajor(a) {
+			ga = b.MatMul(g.MT()).MT()
+		} else {
+			ga = g.MatMul(b.MT())
+		}
 	}
 	if needB {
-		gb = a.MT().MatMul(g)
+		if columnMajor(b) {
+			gb = g.MT().MatMul(a).MT()
+		} else {
+			gb = a.MT().MatMul(g)
+		}
 	}
 	return ga, gb
+}
+
+// columnMajor reports whether t is a matrix laid out column by column.
+func columnMajor(t *Tensor) bool {
+	return t.Dim() == 2 && t.shape[0] > 1 && t.shape[1] > 1 && t.strides[0] == 1 && t.strides[1] == t.shape[0]
 }
