@@ -97,31 +97,63 @@ int mt_parallel_balanced(int64_t n, int64_t grain, int64_t piece, mt_share_fn fn
 }
 
 /* The probe of mt_parallel_balanced that its tests run: element i counts
- * its runs in hits[i] and notes its share in owner[i]; share slow spins
- * about spin_ns per element, so that the others steal from it; element
- * fail (if in range) fails with MT_ERR_UNSUPPORTED. */
+ * its runs in hits[i] and notes its share in owner[i]; element fail (if in
+ * range) fails with MT_ERR_UNSUPPORTED. Share slow, before its first
+ * element, waits (up to a second) for the other shares to finish their
+ * own ranges, and then spins about spin loop turns per element, so that
+ * the others must take work from it; *ready tells whether they finished
+ * in time (a loaded machine may not have run them). */
+#include <time.h>
+
 typedef struct {
   int32_t *hits, *owner;
   int slow;
-  int64_t spin_ns, fail;
+  int64_t spin, fail, n, others; /* others: elements outside the slow share's first range */
+  atomic_llong done_others;
+  atomic_int waited, ready;
+  int64_t lo, hi; /* the slow share's first range */
 } probe;
+
+static int64_t probe_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 static int probe_share(void *ctx, int share, int64_t begin, int64_t end) {
   probe *p = ctx;
   int st = MT_OK;
+  if (share == p->slow && !atomic_exchange(&p->waited, 1)) {
+    const int64_t until = probe_now_ns() + 1000000000;
+    while (atomic_load(&p->done_others) < p->others && probe_now_ns() < until) {
+    }
+    atomic_store(&p->ready, atomic_load(&p->done_others) == p->others);
+  }
   for (int64_t i = begin; i < end; i++) {
     __atomic_add_fetch(&p->hits[i], 1, __ATOMIC_RELAXED);
     __atomic_store_n(&p->owner[i], share, __ATOMIC_RELAXED);
+    if (i < p->lo || i >= p->hi) atomic_fetch_add(&p->done_others, 1);
     if (i == p->fail) st = MT_ERR_UNSUPPORTED;
     if (share == p->slow)
-      for (volatile int64_t k = 0; k < p->spin_ns; k++) {
+      for (volatile int64_t k = 0; k < p->spin; k++) {
       }
   }
   return st;
 }
 
 int mt_balance_probe(int64_t n, int64_t grain, int64_t piece, int slow, int64_t spin, int64_t fail, int32_t *hits,
-                     int32_t *owner) {
-  probe p = {hits, owner, slow, spin, fail};
-  return mt_parallel_balanced(n, grain, piece, probe_share, &p);
+                     int32_t *owner, int32_t *ready) {
+  /* The shares and first ranges mt_parallel_balanced makes. */
+  int64_t shares = mt_pool_size();
+  if (grain < 1) grain = 1;
+  if (n / grain < shares) shares = n / grain;
+  if (shares < 1) shares = 1;
+  probe p = {.hits = hits, .owner = owner, .slow = slow, .spin = spin, .fail = fail, .n = n};
+  p.lo = slow >= 0 && slow < shares ? n * slow / shares : 0;
+  p.hi = slow >= 0 && slow < shares ? n * (slow + 1) / shares : 0;
+  p.others = n - (p.hi - p.lo);
+  if (shares < 2 || slow < 0 || slow >= shares) p.slow = -1; /* no one to wait for */
+  const int st = mt_parallel_balanced(n, grain, piece, probe_share, &p);
+  *ready = atomic_load(&p.ready);
+  return st;
 }

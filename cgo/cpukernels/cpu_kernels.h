@@ -67,7 +67,7 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
 int mt_parallel_balanced(int64_t n, int64_t grain, int64_t piece, mt_share_fn fn, void *ctx);
 /* mt_balance_probe runs mt_parallel_balanced for its tests (balance.c). */
 int mt_balance_probe(int64_t n, int64_t grain, int64_t piece, int slow, int64_t spin, int64_t fail, int32_t *hits,
-                     int32_t *owner);
+                     int32_t *owner, int32_t *ready);
 /* mt_pool_size is the number of threads the pool runs, the caller's included. */
 int mt_pool_size(void);
 /* mt_pool_quiet sends polling workers to sleep until the next job. */
@@ -110,6 +110,12 @@ typedef struct {
  * at least grain elements. */
 int mt_fused(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
              int64_t grain);
+/* mt_fused_sum runs the steps over [0, n) and writes the sum of slot's
+ * values to *out (of the dtype), with the bits of mt_reduce's sum of them:
+ * split as mt_reduce_split splits it with grain split_grain (0: not
+ * split, mt_reduce over the whole row). */
+int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
+                 int slot, int64_t split_grain, void *out);
 
 /* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
  * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */

@@ -4,8 +4,10 @@
  * only inside the chain live in block buffers, and every element gets the
  * bits it gets when the ops run one by one. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "loops.h"
+#include "sum_row.h"
 
 /* Elements per block: 8 KB of float, 16 KB of double per buffer, so that
  * a chain's buffers stay in the L2 cache. */
@@ -45,38 +47,120 @@ static int run_step(const fused_job *j, const mt_fstep *st, mt_loop loop, int64_
   return mt_run_plan(loop, (const mt_plan *)(uintptr_t)st->plan, base, b0, b0 + len, &st->attrs);
 }
 
-static int fused_share(void *ctx, int share, int64_t begin, int64_t end) {
-  (void)share;
-  const fused_job *j = ctx;
-  const int64_t esz = j->esz, block = MT_FUSED_BLOCK * esz;
+/* block_buffers gives each buffer slot of j a block in one new arena
+ * (returned, to free; NULL with *nomem set when allocation failed). */
+static char *block_buffers(const fused_job *j, char **buf, int *nomem) {
+  const int64_t block = MT_FUSED_BLOCK * j->esz;
   int nbuf = 0;
   for (int s = 0; s < j->nslots; s++) nbuf += j->slots[s].kind == MT_SLOT_BUFFER;
-  char *arena = NULL;
-  if (nbuf > 0 && !(arena = aligned_alloc(64, (size_t)(nbuf * block)))) return MT_ERR_NOMEM;
-  char *buf[MT_FUSED_MAX_SLOTS] = {0};
+  *nomem = 0;
+  if (nbuf == 0) return NULL;
+  char *arena = aligned_alloc(64, (size_t)(nbuf * block));
+  if (!arena) {
+    *nomem = 1;
+    return NULL;
+  }
   for (int s = 0, b = 0; s < j->nslots; s++) {
     if (j->slots[s].kind == MT_SLOT_BUFFER) buf[s] = arena + (b++) * block;
   }
+  return arena;
+}
+
+/* run_block runs every step over elements [b0, b0 + len), len at most a
+ * block, and returns the first failure; *at (when not NULL) is set to
+ * where the values of slot `slot` for the block are. */
+static int run_block(const fused_job *j, int64_t b0, int64_t len, char **buf, int slot, const char **at) {
+  const int64_t esz = j->esz;
+  char *ptr[MT_FUSED_MAX_SLOTS];
+  int64_t str[MT_FUSED_MAX_SLOTS];
+  for (int s = 0; s < j->nslots; s++) {
+    const mt_fslot *sl = &j->slots[s];
+    ptr[s] = buf[s];
+    str[s] = esz;
+    if (sl->kind == MT_SLOT_DENSE) {
+      ptr[s] = (char *)(uintptr_t)sl->data + b0 * esz;
+    } else if (sl->kind == MT_SLOT_CONST) {
+      ptr[s] = (char *)(uintptr_t)sl->data;
+      str[s] = 0;
+    }
+  }
+  int status = MT_OK;
+  for (int t = 0; t < j->nsteps; t++) {
+    int r = run_step(j, &j->steps[t], j->loops[t], b0, len, ptr, str, buf);
+    if (r != MT_OK) status = r;
+  }
+  if (at) *at = ptr[slot];
+  return status;
+}
+
+static int fused_share(void *ctx, int share, int64_t begin, int64_t end) {
+  (void)share;
+  const fused_job *j = ctx;
+  char *buf[MT_FUSED_MAX_SLOTS] = {0};
+  int nomem;
+  char *arena = block_buffers(j, buf, &nomem);
+  if (nomem) return MT_ERR_NOMEM;
   int status = MT_OK;
   for (int64_t b0 = begin; b0 < end; b0 += MT_FUSED_BLOCK) {
     const int64_t len = end - b0 < MT_FUSED_BLOCK ? end - b0 : MT_FUSED_BLOCK;
-    char *ptr[MT_FUSED_MAX_SLOTS];
-    int64_t str[MT_FUSED_MAX_SLOTS];
-    for (int s = 0; s < j->nslots; s++) {
-      const mt_fslot *sl = &j->slots[s];
-      ptr[s] = buf[s];
-      str[s] = esz;
-      if (sl->kind == MT_SLOT_DENSE) {
-        ptr[s] = (char *)(uintptr_t)sl->data + b0 * esz;
-      } else if (sl->kind == MT_SLOT_CONST) {
-        ptr[s] = (char *)(uintptr_t)sl->data;
-        str[s] = 0;
-      }
-    }
-    for (int t = 0; t < j->nsteps; t++) {
-      int r = run_step(j, &j->steps[t], j->loops[t], b0, len, ptr, str, buf);
-      if (r != MT_OK) status = r;
-    }
+    int r = run_block(j, b0, len, buf, 0, NULL);
+    if (r != MT_OK) status = r;
+  }
+  free(arena);
+  return status;
+}
+
+/* ---- a chain that ends in a sum of one of its results ----
+ * The sum adds the values in reduce.c's order (sum_row.h), over the same
+ * parts as the sum alone (mt_reduce_split's when it splits), so that it
+ * gets the bits of the chain run op by op and then summed. A leaf of the
+ * pairwise sum is computed block by block, each block starting a whole
+ * number of blocks into it: a multiple of LANES, so that its groups are
+ * the leaf's own. */
+typedef struct {
+  const fused_job *j;
+  int slot;               /* the slot summed */
+  int64_t n, chunk;       /* elements, and elements per part */
+  char *parts;            /* one partial sum per part, of esz bytes each */
+} sum_job;
+
+#define FUSED_SUM_FUNCS(T, S)                                                                  \
+  MT_CLONES static T fsum_leaf_##S(const sum_job *sj, int64_t b, int64_t n, char **buf, int *st) { \
+    T acc[LANES] = {0}, t = 0;                                                                 \
+    for (int64_t b0 = b; b0 < b + n; b0 += MT_FUSED_BLOCK) {                                   \
+      const int64_t len = b + n - b0 < MT_FUSED_BLOCK ? b + n - b0 : MT_FUSED_BLOCK;           \
+      const char *at;                                                                          \
+      const int r = run_block(sj->j, b0, len, buf, sj->slot, &at);                             \
+      if (r != MT_OK) *st = r;                                                                 \
+      const T *x = (const T *)at;                                                              \
+      sum_groups_##S(acc, x, len / LANES);                                                     \
+      for (int64_t i = len / LANES * LANES; i < len; i++) t += x[i]; /* the leaf's last block */ \
+    }                                                                                          \
+    return sum_leaf_end_##S(acc, t);                                                           \
+  }                                                                                            \
+  static T fsum_range_##S(const sum_job *sj, int64_t b, int64_t n, char **buf, int *st) {     \
+    if (n <= LEAF) return fsum_leaf_##S(sj, b, n, buf, st);                                    \
+    const int64_t h = sum_split(n);                                                            \
+    return fsum_range_##S(sj, b, h, buf, st) + fsum_range_##S(sj, b + h, n - h, buf, st);       \
+  }
+FUSED_SUM_FUNCS(float, f32)
+FUSED_SUM_FUNCS(double, f64)
+
+/* sum_share sums parts [begin, end) (all of them when the pool was busy). */
+static int sum_share(void *ctx, int share, int64_t begin, int64_t end) {
+  (void)share;
+  const sum_job *sj = ctx;
+  char *buf[MT_FUSED_MAX_SLOTS] = {0};
+  int nomem;
+  char *arena = block_buffers(sj->j, buf, &nomem);
+  if (nomem) return MT_ERR_NOMEM;
+  int status = MT_OK;
+  for (int64_t p = begin; p < end; p++) {
+    const int64_t b = p * sj->chunk, n = sj->n - b < sj->chunk ? sj->n - b : sj->chunk;
+    if (sj->j->esz == 4)
+      ((float *)sj->parts)[p] = fsum_range_f32(sj, b, n, buf, &status);
+    else
+      ((double *)sj->parts)[p] = fsum_range_f64(sj, b, n, buf, &status);
   }
   free(arena);
   return status;
@@ -100,15 +184,50 @@ static int valid(const mt_fstep *steps, int nsteps, const mt_fslot *slots, int n
   return 1;
 }
 
-int mt_fused(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
-             int64_t grain) {
+/* prepare checks a chain and fills j. */
+static int prepare(fused_job *j, int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots) {
   if ((dtype != MT_F32 && dtype != MT_F64) || nsteps < 1 || nsteps > MT_FUSED_MAX_STEPS || nslots < 1 ||
       nslots > MT_FUSED_MAX_SLOTS || !valid(steps, nsteps, slots, nslots))
     return MT_ERR_UNSUPPORTED;
-  fused_job j = {dtype == MT_F32 ? 4 : 8, steps, nsteps, slots, nslots, {0}};
+  *j = (fused_job){dtype == MT_F32 ? 4 : 8, steps, nsteps, slots, nslots, {0}};
   for (int t = 0; t < nsteps; t++) {
-    if (!(j.loops[t] = mt_pointwise_loop(steps[t].op, dtype))) return MT_ERR_UNSUPPORTED;
+    if (!(j->loops[t] = mt_pointwise_loop(steps[t].op, dtype))) return MT_ERR_UNSUPPORTED;
   }
+  return MT_OK;
+}
+
+int mt_fused(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
+             int64_t grain) {
+  fused_job j;
+  const int st = prepare(&j, dtype, steps, nsteps, slots, nslots);
+  if (st != MT_OK) return st;
   if (grain < 1 || n < 2 * grain) return fused_share(&j, 0, 0, n);
   return mt_parallel(n, grain, fused_share, &j, 0);
+}
+
+int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
+                 int slot, int64_t split_grain, void *out) {
+  fused_job j;
+  const int st = prepare(&j, dtype, steps, nsteps, slots, nslots);
+  if (st != MT_OK) return st;
+  if (slot < 0 || slot >= nslots || n < 0) return MT_ERR_UNSUPPORTED;
+  /* The parts of mt_reduce_split (mt_parallel's shares), or one. */
+  int64_t parts = 1;
+  if (split_grain > 0) {
+    parts = mt_pool_size();
+    if (n / split_grain < parts) parts = n / split_grain;
+    if (parts < 1) parts = 1;
+  }
+  const int64_t chunk = parts > 1 ? (n + parts - 1) / parts : n;
+  if (parts > 1) parts = (n + chunk - 1) / chunk;
+  double partial[MT_POOL_MAX];
+  sum_job sj = {&j, slot, n, chunk, (char *)partial};
+  int r = parts > 1 ? mt_parallel(parts, 1, sum_share, &sj, 0) : sum_share(&sj, 0, 0, 1);
+  if (r != MT_OK) return r;
+  if (split_grain <= 0) {
+    memcpy(out, partial, (size_t)j.esz);
+    return MT_OK;
+  }
+  /* The parts summed as mt_reduce_split sums them (one part too). */
+  return mt_reduce(MT_R_SUM, dtype, partial, 0, 1, parts, 1, out, 0, 0, 1, (mt_attrs){0});
 }

@@ -13,6 +13,11 @@ static inline int mt_fused_u(int dt, int64_t n, uintptr_t steps, int nsteps, uin
 		int64_t grain) {
 	return mt_fused(dt, n, (const mt_fstep *)steps, nsteps, (const mt_fslot *)slots, nslots, grain);
 }
+static inline int mt_fused_sum_u(int dt, int64_t n, uintptr_t steps, int nsteps, uintptr_t slots, int nslots,
+		int slot, int64_t split_grain, uintptr_t out) {
+	return mt_fused_sum(dt, n, (const mt_fstep *)steps, nsteps, (const mt_fslot *)slots, nslots, slot,
+		split_grain, (void *)out);
+}
 */
 import "C"
 
@@ -66,6 +71,24 @@ func Fused(dt, n int, steps []FusedStep, slots []FusedSlot, grain int) error {
 	}
 	st := C.mt_fused_u(C.int(dt), C.int64_t(n), addr(unsafe.Pointer(&steps[0])), C.int(len(steps)),
 		addr(unsafe.Pointer(&slots[0])), C.int(len(slots)), C.int64_t(grain))
+	runtime.KeepAlive(steps)
+	runtime.KeepAlive(slots)
+	if st == C.MT_ERR_NOMEM {
+		return ErrNoMem
+	}
+	return status(st)
+}
+
+// FusedSum runs steps as Fused does and writes to out (one value of dtype
+// dt) the sum of slot's values, with the bits of the sum of those values
+// in memory: split into parts as ReduceSplit splits it with grain
+// splitGrain, or with splitGrain 0 as Reduce sums one row.
+func FusedSum(dt, n int, steps []FusedStep, slots []FusedSlot, slot, splitGrain int, out unsafe.Pointer) error {
+	if len(steps) == 0 || len(slots) == 0 {
+		return ErrUnsupported
+	}
+	st := C.mt_fused_sum_u(C.int(dt), C.int64_t(n), addr(unsafe.Pointer(&steps[0])), C.int(len(steps)),
+		addr(unsafe.Pointer(&slots[0])), C.int(len(slots)), C.int(slot), C.int64_t(splitGrain), addr(out))
 	runtime.KeepAlive(steps)
 	runtime.KeepAlive(slots)
 	if st == C.MT_ERR_NOMEM {

@@ -13,13 +13,12 @@
 
 #include "loops.h" /* first: its pragma applies to fastexp.h too */
 #include "fastexp.h"
+#include "sum_row.h"
 
 /* e^v in T: the vectorizable float exp for float, libm's for double. */
 #define MT_EXP_T(T, v) (sizeof(T) == sizeof(float) ? (T)mt_expf((float)(v)) : (T)exp((double)(v)))
 
 #define TILE 256
-#define LEAF 16384 /* elements summed directly (64 lanes of 256) before pairwise halving */
-#define LANES 64 /* independent accumulators: four vector registers of floats */
 
 typedef int (*mt_red)(const void *x, const void *g, int64_t r, int64_t inner, int64_t nc, void *out,
                       int64_t *idx, const mt_attrs *a);
@@ -36,20 +35,16 @@ static mt_red rtable[MT_NUM_REDUCTIONS][MT_NUM_DTYPES];
 /* ---- sums: pairwise for floating types ---- */
 
 #define SUM_FUNCS(T, S)                                                        \
-  /* sum_row: the pairwise sum of a contiguous row. */                         \
+  /* sum_row: the pairwise sum of a contiguous row (sum_row.h). */             \
   MT_CLONES static T sum_row_##S(const T *x, int64_t n) {                      \
     if (n <= LEAF) {                                                           \
       T acc[LANES] = {0};                                                      \
-      int64_t i = 0;                                                           \
-      for (; i + LANES <= n; i += LANES)                                       \
-        for (int j = 0; j < LANES; j++) acc[j] += x[i + j];                    \
+      sum_groups_##S(acc, x, n / LANES);                                       \
       T t = 0;                                                                 \
-      for (; i < n; i++) t += x[i];                                            \
-      for (int w = LANES / 2; w >= 1; w /= 2)                                  \
-        for (int j = 0; j < w; j++) acc[j] += acc[j + w];                      \
-      return acc[0] + t;                                                       \
+      for (int64_t i = n / LANES * LANES; i < n; i++) t += x[i];               \
+      return sum_leaf_end_##S(acc, t);                                         \
     }                                                                          \
-    int64_t h = (n / 2 + LANES - 1) / LANES * LANES;                           \
+    const int64_t h = sum_split(n);                                            \
     return sum_row_##S(x, h) + sum_row_##S(x + h, n - h);                      \
   }                                                                            \
   /* sum_cols: the pairwise sums over r rows of nc <= TILE columns. */         \

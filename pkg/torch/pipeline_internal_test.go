@@ -16,13 +16,13 @@ func TestPipelineElidesIntermediates(t *testing.T) {
 	x := Arange(4000, WithDType(Float32)).DivScalar(1000).SubScalar(2)
 	a := Full([]int{4000}, 1.5)
 	b := Full([]int{4000}, -0.25)
-	var t1, t2, t3, y, sum *Tensor
+	var t1, t2, t3, y, wide *Tensor
 	err := Pipeline(func(p *Pipe) error {
 		t1 = x.Mul(a)
 		t2 = t1.Add(b)
 		t3 = t2.Relu()
 		y = t3.Sigmoid()
-		sum = y.Sum() // reads y outside the chain: y is stored
+		wide = y.Softmax(0) // reads y outside the chain: y is stored
 		if !pending(t1) || p.Len() != 5 {
 			t.Fatalf("before the flush: t1 pending %v, %d ops queued", pending(t1), p.Len())
 		}
@@ -36,7 +36,7 @@ func TestPipelineElidesIntermediates(t *testing.T) {
 			t.Errorf("intermediate %d was stored", i+1)
 		}
 	}
-	if pending(y) || pending(sum) {
+	if pending(y) || pending(wide) {
 		t.Error("a result read outside the chain was not stored")
 	}
 	want := x.Mul(a).Add(b).Relu()
@@ -49,6 +49,29 @@ func TestPipelineElidesIntermediates(t *testing.T) {
 	}
 	if !pending(t1) {
 		t.Error("computing t3 stored t1")
+	}
+}
+
+// TestPipelineSumJoinsChain: a sum of all of a chain's last result joins
+// the chain, which then stores none of its results; the summed result,
+// read later, is computed then.
+func TestPipelineSumJoinsChain(t *testing.T) {
+	x := Arange(5000, WithDType(Float32)).DivScalar(1000).SubScalar(2)
+	var y, sum *Tensor
+	err := Pipeline(func(p *Pipe) error {
+		y = x.MulScalar(1.5).AddScalar(-0.25).Relu()
+		sum = y.Sum()
+		return p.Flush()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pending(y) || pending(sum) {
+		t.Fatalf("after the flush: y pending %v (want true), sum pending %v (want false)", pending(y), pending(sum))
+	}
+	want := x.MulScalar(1.5).AddScalar(-0.25).Relu()
+	if !Equal(y, want) || !Equal(sum, want.Sum()) {
+		t.Errorf("y, sum = %v, %v; want %v, %v", y, sum, want, want.Sum())
 	}
 }
 

@@ -15,8 +15,9 @@ import (
 // floating dtype over one shape (each input of the shape, broadcast to
 // it, or a scalar) become one C call (fused.c) that walks memory once,
 // block by block, through the ops' own loops; a result read only inside
-// its chain lives in a block buffer and is never allocated. Every other
-// call runs alone.
+// its chain lives in a block buffer and is never allocated. A sum or mean
+// of all of a chain's result that follows it joins it (fuse_sum.go).
+// Every other call runs alone.
 
 func init() { kernel.RegisterBatch(device.CPU, runBatch) }
 
@@ -24,6 +25,13 @@ func init() { kernel.RegisterBatch(device.CPU, runBatch) }
 func runBatch(b *kernel.Batch) (int, error) {
 	for i := 0; i < len(b.Calls); {
 		end := chainEnd(b, i)
+		if summed, ok := sumsChain(b, i, end); ok {
+			if done, err := runChainSum(b, i, end, summed); err != nil {
+				return done, err
+			}
+			i = end + 1
+			continue
+		}
 		if end-i < 2 {
 			if err := b.Run(i); err != nil {
 				return i, err

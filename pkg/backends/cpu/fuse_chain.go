@@ -7,6 +7,7 @@ import (
 
 	"github.com/mindtorch/mindtorch/cgo/cpukernels"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/dtype"
 )
 
 // chain is the C description of a fused chain being built: its slots, its
@@ -18,6 +19,8 @@ type chain struct {
 	inputs   []*kernel.Operand       // the input of each slot (nil for the chain's results)
 	produced map[kernel.Memory]int32 // a result's (pending) memory -> its slot
 	scalars  []uint64                // the Go scalars the steps read (pointer-free, addressed by C)
+	n        int                     // elements of the chain's shape
+	dtype    dtype.DType             // the dtype of every step
 }
 
 // runChain runs calls i to end-1 of b, which chainEnd found fusable
@@ -25,7 +28,7 @@ type chain struct {
 // read get a block buffer; the others memory, which the chain writes. It
 // returns how far it got (see kernel.BatchFunc).
 func runChain(b *kernel.Batch, i, end int) (int, error) {
-	if m, err := allocChain(b, i, end); err != nil {
+	if m, err := allocChain(b, i, end, end); err != nil {
 		return m, err
 	}
 	if err := fuseChain(b, i, end); err != nil {
@@ -35,12 +38,13 @@ func runChain(b *kernel.Batch, i, end int) (int, error) {
 }
 
 // allocChain gives memory to the results of calls i to end-1 that are
-// stored. When an allocation fails, the calls before it run alone and the
-// index of the failing call is returned with its error (or that of a call
-// before it that failed).
-func allocChain(b *kernel.Batch, i, end int) (int, error) {
+// stored: those read at or after call until (end, or past a sum that
+// joins the chain) or wanted by someone. When an allocation fails, the
+// calls before it run alone and the index of the failing call is returned
+// with its error (or that of a call before it that failed).
+func allocChain(b *kernel.Batch, i, end, until int) (int, error) {
 	for m := i; m < end; m++ {
-		if b.Internal(m, end) {
+		if b.Internal(m, until) {
 			continue
 		}
 		if err := b.Alloc(m); err != nil {
@@ -58,6 +62,35 @@ func allocChain(b *kernel.Batch, i, end int) (int, error) {
 // fuseChain runs calls i to end-1, their stored results allocated, as one
 // C call; an error is the first call's.
 func fuseChain(b *kernel.Batch, i, end int) error {
+	ch, err := buildChain(b, i, end, end)
+	if err != nil {
+		return err
+	}
+	n, g := ch.n, 0
+	if n >= grain {
+		beginLarge()
+		g = grain / 2
+	}
+	err = cpukernels.Fused(int(ch.dtype), n, ch.steps, ch.slots, g)
+	runtime.KeepAlive(ch)
+	runtime.KeepAlive(b)
+	return ch.failure(err)
+}
+
+// failure is the error of a chain's C call that returned err.
+func (ch *chain) failure(err error) error {
+	switch err {
+	case nil:
+		return nil
+	case cpukernels.ErrNoMem:
+		return kernel.Errorf(kernel.ErrOutOfMemory, "CPU: out of memory for the block buffers of a fused chain")
+	}
+	return kernel.Errorf(kernel.ErrNotImplemented, "a fused chain of %d ops in %s: %v", len(ch.steps), kernel.PyName(ch.dtype), err)
+}
+
+// buildChain describes calls i to end-1, their stored results allocated
+// (see allocChain for until), for the C engine.
+func buildChain(b *kernel.Batch, i, end, until int) (*chain, error) {
 	o := &b.Calls[i].Out[0]
 	shape, d := slices.Clone(o.Shape), o.DType
 	ch := &chain{produced: map[kernel.Memory]int32{}, scalars: make([]uint64, end-i)}
@@ -70,7 +103,7 @@ func fuseChain(b *kernel.Batch, i, end int) error {
 			slot, ok := ch.produced[c.In[k].Mem]
 			if !ok {
 				if err := b.Resolve(m, k); err != nil {
-					return err
+					return nil, err
 				}
 				slot = ch.input(&c.In[k], shape)
 				strided = strided || ch.slots[slot].Kind == cpukernels.SlotStrided
@@ -86,7 +119,7 @@ func fuseChain(b *kernel.Batch, i, end int) error {
 		}
 		out := &c.Out[0]
 		key := out.Mem // the pending memory later calls read
-		if b.Internal(m, end) {
+		if b.Internal(m, until) {
 			step.Out = ch.add(cpukernels.FusedSlot{Kind: cpukernels.SlotBuffer}, nil)
 		} else {
 			step.Out = ch.add(cpukernels.FusedSlot{Kind: cpukernels.SlotDense, Data: uint64(uintptr(out.Data()))}, nil)
@@ -97,22 +130,8 @@ func fuseChain(b *kernel.Batch, i, end int) error {
 		}
 		ch.steps = append(ch.steps, step)
 	}
-	n := kernel.Numel(shape)
-	g := 0
-	if n >= grain {
-		beginLarge()
-		g = grain / 2
-	}
-	err := cpukernels.Fused(int(d), n, ch.steps, ch.slots, g)
-	runtime.KeepAlive(ch)
-	runtime.KeepAlive(b)
-	switch err {
-	case nil:
-		return nil
-	case cpukernels.ErrNoMem:
-		return kernel.Errorf(kernel.ErrOutOfMemory, "CPU: out of memory for the block buffers of a fused chain")
-	}
-	return kernel.Errorf(kernel.ErrNotImplemented, "a fused chain of %d ops in %s: %v", end-i, kernel.PyName(d), err)
+	ch.n, ch.dtype = kernel.Numel(shape), d
+	return ch, nil
 }
 
 // add appends a slot (for input in, nil for a result) and returns its index.
