@@ -219,6 +219,25 @@ enum {
 	MT_NPU_SEARCHSORTED,         /* out, sortedSequence, self (no sorter); flag right, i[0] outInt32 */
 	MT_NPU_NONZERO,              /* out (int64, [numel, ndim]: the largest output, its first rows written), self */
 	MT_NPU_MASKED_SELECT,        /* out (1-D, the broadcast numel: its first elements written), self, mask */
+	/* ---- norm ops ---- (pkg/backends/npu/kernels_norm.go; prototypes in docs/npu-ops.md) */
+	MT_NPU_LAYER_NORM,           /* out, meanOut, rstdOut, input, weight, bias (optional: weight, bias, mean, rstd);
+	                              * i[0..ni) normalizedShape, f[0] eps */
+	MT_NPU_LAYER_NORM_BACKWARD,  /* gradInput, gradWeight, gradBias, gradOut, input, mean, rstd, weight, bias (optional:
+	                              * the gradients not asked for, weight, bias); i[0..ni) normalizedShape, ext[0..2] outputMask */
+	MT_NPU_GROUP_NORM,           /* out, meanOut, rstdOut, self, gamma, beta (optional: gamma, beta); i[0..3] N, C, HxW,
+	                              * group; f[0] eps */
+	MT_NPU_GROUP_NORM_BACKWARD,  /* gradInput, gradGamma, gradBeta, gradOut, input, mean, rstd, gamma (optional: the
+	                              * gradients not asked for, gamma); i[0..3] N, C, HxW, group; ext[0..2] outputMask */
+	/* ---- pool ops ---- */
+	MT_NPU_AVG_POOL2D,           /* out, self; ext[0..2) kernel, ext[2..4) stride, ext[4..6) padding; flag ceilMode,
+	                              * i[0] countIncludePad, i[1] divisorOverride (0: none), i[2] cubeMathType */
+	MT_NPU_AVG_POOL2D_BACKWARD,  /* gradInput, gradOutput, self; the attributes of MT_NPU_AVG_POOL2D */
+	MT_NPU_ADAPTIVE_AVG_POOL2D,  /* out, self; ext[0..2) outputSize */
+	MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD, /* out (self's gradient), gradOutput, self */
+	/* ---- creation ops ---- */
+	MT_NPU_ARANGE,               /* out; scalar 0 start, scalar 1 step, ext[0] end (an integer when scalar 0 is one,
+	                              * else a double's bits) */
+	MT_NPU_LINSPACE,             /* out; scalar 0 start, scalar 1 end, i[0] steps */
 	MT_NPU_NUM_OPS
 };
 

@@ -195,6 +195,28 @@ const (
 	MaskedSelect = C.MT_NPU_MASKED_SELECT
 )
 
+// ---- norm ops ----
+const (
+	LayerNorm         = C.MT_NPU_LAYER_NORM
+	LayerNormBackward = C.MT_NPU_LAYER_NORM_BACKWARD
+	GroupNorm         = C.MT_NPU_GROUP_NORM
+	GroupNormBackward = C.MT_NPU_GROUP_NORM_BACKWARD
+)
+
+// ---- pool ops ----
+const (
+	AvgPool2d                 = C.MT_NPU_AVG_POOL2D
+	AvgPool2dBackward         = C.MT_NPU_AVG_POOL2D_BACKWARD
+	AdaptiveAvgPool2d         = C.MT_NPU_ADAPTIVE_AVG_POOL2D
+	AdaptiveAvgPool2dBackward = C.MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD
+)
+
+// ---- creation ops ----
+const (
+	Arange   = C.MT_NPU_ARANGE
+	Linspace = C.MT_NPU_LINSPACE
+)
+
 // Shim error codes (CANN's are positive).
 const (
 	ErrNoLib    = C.MT_NPU_ENOLIB

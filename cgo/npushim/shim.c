@@ -284,6 +284,19 @@ static const struct {
 	[MT_NPU_SEARCHSORTED] = {"aclnnSearchSorted", 3},
 	[MT_NPU_NONZERO] = {"aclnnNonzero", 2},
 	[MT_NPU_MASKED_SELECT] = {"aclnnMaskedSelect", 3},
+	/* ---- norm ops ---- */
+	[MT_NPU_LAYER_NORM] = {"aclnnLayerNorm", 6},
+	[MT_NPU_LAYER_NORM_BACKWARD] = {"aclnnLayerNormBackward", 9},
+	[MT_NPU_GROUP_NORM] = {"aclnnGroupNorm", 6},
+	[MT_NPU_GROUP_NORM_BACKWARD] = {"aclnnGroupNormBackward", 8},
+	/* ---- pool ops ---- (prototypes and sources: docs/npu-ops.md and the cases below) */
+	[MT_NPU_AVG_POOL2D] = {"aclnnAvgPool2d", 2},
+	[MT_NPU_AVG_POOL2D_BACKWARD] = {"aclnnAvgPool2dBackward", 3},
+	[MT_NPU_ADAPTIVE_AVG_POOL2D] = {"aclnnAdaptiveAvgPool2d", 2},
+	[MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD] = {"aclnnAdaptiveAvgPool2dBackward", 3},
+	/* ---- creation ops ---- (prototypes and sources: docs/npu-ops.md and the cases below) */
+	[MT_NPU_ARANGE] = {"aclnnArange", 1},
+	[MT_NPU_LINSPACE] = {"aclnnLinspace", 1},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -760,6 +773,20 @@ static aclScalar *scalar(const mt_npu_attrs *a, int k) {
 	return acl.CreateScalar(&v, ACL_DOUBLE);
 }
 
+/* ---- creation ops ---- */
+/* arange_end makes aclnnArange's end from ext[0]: an ACL_INT64 when the
+ * start (scalar 0) is an integer, else the ACL_DOUBLE whose bits ext[0]
+ * holds. */
+static aclScalar *arange_end(const mt_npu_attrs *a) {
+	if (a->sk[0] != MT_NPU_SCALAR_FLOAT) {
+		int64_t i = a->ext[0];
+		return acl.CreateScalar(&i, ACL_INT64);
+	}
+	double v;
+	memcpy(&v, &a->ext[0], sizeof v);
+	return acl.CreateScalar(&v, ACL_DOUBLE);
+}
+
 typedef aclnnStatus (*ws_t_t_s_t)(const aclTensor *, const aclTensor *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_t_t)(const aclTensor *, const aclTensor *, aclTensor *, uint64_t *, aclOpExecutor **);
 typedef aclnnStatus (*ws_t_s_s_t)(const aclTensor *, const aclScalar *, const aclScalar *, aclTensor *, uint64_t *, aclOpExecutor **);
@@ -811,6 +838,20 @@ typedef aclnnStatus (*ws_conv_bwd)(NNT, NNT, NNT, NNA, NNA, NNA, NNA, bool, NNA,
 /* ---- more ops ---- */
 typedef aclnnStatus (*ws_t_s_d_t)(NNT, const aclScalar *, int, aclTensor *, NNW, NNX);
 typedef aclnnStatus (*ws_t_t_b_b_t_t)(NNT, NNT, bool, bool, NNT, aclTensor *, NNW, NNX);
+/* ---- norm ops ---- */
+typedef aclnnStatus (*ws_ln)(NNT, NNA, NNT, NNT, double, aclTensor *, aclTensor *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_ln_bwd)(NNT, NNT, NNA, NNT, NNT, NNT, NNT, const aclBoolArray *, aclTensor *, aclTensor *, aclTensor *,
+				 NNW, NNX);
+typedef aclnnStatus (*ws_gn)(NNT, NNT, NNT, int64_t, int64_t, int64_t, int64_t, double, aclTensor *, aclTensor *, aclTensor *, NNW,
+			     NNX);
+typedef aclnnStatus (*ws_gn_bwd)(NNT, NNT, NNT, NNT, NNT, int64_t, int64_t, int64_t, int64_t, const aclBoolArray *, aclTensor *,
+				 aclTensor *, aclTensor *, NNW, NNX);
+/* ---- pool ops ---- */
+typedef aclnnStatus (*ws_avg_pool)(NNT, NNA, NNA, NNA, bool, bool, int64_t, int8_t, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_avg_pool_bwd)(NNT, NNT, NNA, NNA, NNA, bool, bool, int64_t, int8_t, aclTensor *, NNW, NNX);
+/* ---- creation ops ---- */
+typedef aclnnStatus (*ws_s_s_s_t)(const aclScalar *, const aclScalar *, const aclScalar *, aclTensor *, NNW, NNX);
+typedef aclnnStatus (*ws_s_s_i_t)(const aclScalar *, const aclScalar *, int64_t, aclTensor *, NNW, NNX);
 
 
 /* ---- nn and indexing ops ---- */
@@ -820,6 +861,9 @@ typedef aclnnStatus (*ws_t_t_b_b_t_t)(NNT, NNT, bool, bool, NNT, aclTensor *, NN
  * format torch_npu gives 4-D tensors is NCHW). */
 static int tensor_format(int op, int ndim) {
 	enum { ACL_FORMAT_NCHW = 0, ACL_FORMAT_NCDHW = 30, ACL_FORMAT_NCL = 47 };
+	/* ---- pool ops ---- the pools take NCL (3-D, unbatched) and NCHW (4-D) too */
+	if (op >= MT_NPU_AVG_POOL2D && op <= MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD && ndim == 4) return ACL_FORMAT_NCHW;
+	if (op >= MT_NPU_AVG_POOL2D && op <= MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD && ndim == 3) return ACL_FORMAT_NCL;
 	if (op != MT_NPU_CONVOLUTION && op != MT_NPU_CONVOLUTION_BACKWARD) return ACL_FORMAT_ND;
 	switch (ndim) {
 	case 3: return ACL_FORMAT_NCL;
@@ -840,7 +884,7 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 	}
 	ENTER(dev);
 	aclTensor *t[MT_NPU_MAX_TENSORS] = {0};
-	aclScalar *s[2] = {0};
+	aclScalar *s[3] = {0}; /* the third: aclnnArange's end */
 	aclIntArray *dims = NULL;
 	aclIntArray *arr[5] = {0};  /* the nn ops' int arrays */
 	aclTensorList *list = NULL; /* cat's inputs, which it owns */
@@ -1155,6 +1199,81 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		 * allocated at the largest size (every element nonzero), as the doc requires */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
 		break;
+	/* ---- norm ops ---- */
+	case MT_NPU_LAYER_NORM:
+		/* aclnnLayerNormGetWorkspaceSize(input, const aclIntArray *normalizedShape, weightOptional, biasOptional,
+		 * double eps, out, meanOutOptional, rstdOutOptional, ...): hicann/ops-nn
+		 * norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp */
+		dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+		e = ((ws_ln)f)(t[3], dims, t[4], t[5], a->f[0], t[0], t[1], t[2], &wsn, &ex);
+		break;
+	case MT_NPU_GROUP_NORM:
+		/* aclnnGroupNormGetWorkspaceSize(self, gamma, beta, int64_t N, int64_t C, int64_t HxW, int64_t group, double
+		 * eps, out, meanOut, rstdOut, ...): hicann/ops-nn norm/group_norm/op_host/op_api/aclnn_group_norm.cpp */
+		e = ((ws_gn)f)(t[3], t[4], t[5], a->i[0], a->i[1], a->i[2], a->i[3], a->f[0], t[0], t[1], t[2], &wsn, &ex);
+		break;
+	case MT_NPU_LAYER_NORM_BACKWARD: case MT_NPU_GROUP_NORM_BACKWARD: {
+		bool m[3] = {a->ext[0] != 0, a->ext[1] != 0, a->ext[2] != 0};
+		if (!acl.CreateBoolArray || !acl.DestroyBoolArray) {
+			r = shim_error(st, MT_NPU_ENOSYM, "aclCreateBoolArray is not in libnnopbase");
+			goto out;
+		}
+		mask = acl.CreateBoolArray(m, 3);
+		if (op == MT_NPU_LAYER_NORM_BACKWARD) {
+			/* aclnnLayerNormBackwardGetWorkspaceSize(gradOut, input, const aclIntArray *normalizedShape, mean, rstd,
+			 * weightOptional, biasOptional, const aclBoolArray *outputMask, gradInputOut, gradWeightOut,
+			 * gradBiasOut, ...): hicann/ops-nn norm/layer_norm_grad_v3/op_host/op_api/aclnn_layer_norm_backward.cpp */
+			dims = acl.CreateIntArray(a->i, (uint64_t)a->ni);
+			e = ((ws_ln_bwd)f)(t[3], t[4], dims, t[5], t[6], t[7], t[8], mask, t[0], t[1], t[2], &wsn, &ex);
+			break;
+		}
+		/* aclnnGroupNormBackwardGetWorkspaceSize(gradOut, input, mean, rstd, gamma, int64_t N, int64_t C, int64_t HxW,
+		 * int64_t group, const aclBoolArray *outputMask, gradInput, gradGammaOut, gradBetaOut, ...): hicann/ops-nn
+		 * norm/group_norm_grad/op_host/op_api/aclnn_group_norm_backward.cpp */
+		e = ((ws_gn_bwd)f)(t[3], t[4], t[5], t[6], t[7], a->i[0], a->i[1], a->i[2], a->i[3], mask, t[0], t[1], t[2], &wsn, &ex);
+		break;
+	}
+	/* ---- pool ops ---- */
+	case MT_NPU_AVG_POOL2D: case MT_NPU_AVG_POOL2D_BACKWARD:
+		for (int k = 0; k < 3; k++) arr[k] = acl.CreateIntArray(&a->ext[2 * k], 2);
+		if (op == MT_NPU_AVG_POOL2D) {
+			/* aclnnAvgPool2dGetWorkspaceSize(self, kernelSize, strides, paddings, const bool ceilMode, const bool
+			 * countIncludePad, const int64_t divisorOverride, const int8_t cubeMathType, out, ...): hicann/ops-nn
+			 * pooling/avg_pool3_d/docs/aclnnAvgPool2d.md, op_api/aclnn_avgpool2d.cpp */
+			e = ((ws_avg_pool)f)(t[1], arr[0], arr[1], arr[2], a->flag != 0, a->i[0] != 0, a->i[1], (int8_t)a->i[2], t[0],
+					     &wsn, &ex);
+			break;
+		}
+		/* aclnnAvgPool2dBackwardGetWorkspaceSize(gradOutput, self, kernelSize, stride, padding, bool ceilMode, bool
+		 * countIncludePad, int64_t divisorOverride, int8_t cubeMathType, gradInput, ...): hicann/ops-nn
+		 * pooling/avg_pool3_d_grad/docs/aclnnAvgPool2dBackward.md, op_api/aclnn_avgpool2d_backward.cpp */
+		e = ((ws_avg_pool_bwd)f)(t[1], t[2], arr[0], arr[1], arr[2], a->flag != 0, a->i[0] != 0, a->i[1], (int8_t)a->i[2], t[0],
+					 &wsn, &ex);
+		break;
+	case MT_NPU_ADAPTIVE_AVG_POOL2D:
+		/* aclnnAdaptiveAvgPool2dGetWorkspaceSize(self, const aclIntArray *outputSize, out, ...): hicann/ops-nn
+		 * pooling/adaptive_avg_pool3d/docs/aclnnAdaptiveAvgPool2d.md */
+		arr[0] = acl.CreateIntArray(a->ext, 2);
+		e = ((ws_t_a_t)f)(t[1], arr[0], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_ADAPTIVE_AVG_POOL2D_BACKWARD:
+		/* aclnnAdaptiveAvgPool2dBackwardGetWorkspaceSize(gradOutput, self, out, ...): hicann/ops-nn
+		 * pooling/adaptive_avg_pool3d_grad/op_host/op_api/aclnn_adaptive_avg_pool2d_backward.cpp */
+		e = ((ws_t_t_t)f)(t[1], t[2], t[0], &wsn, &ex);
+		break;
+	/* ---- creation ops ---- */
+	case MT_NPU_ARANGE:
+		/* aclnnArangeGetWorkspaceSize(const aclScalar *start, const aclScalar *end, const aclScalar *step, out, ...):
+		 * hicann/ops-math math/range/op_host/op_api/aclnn_arange.cpp, docs/aclnnArange.md */
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1), s[2] = arange_end(a);
+		e = ((ws_s_s_s_t)f)(s[0], s[2], s[1], t[0], &wsn, &ex);
+		break;
+	case MT_NPU_LINSPACE:
+		/* aclnnLinspaceGetWorkspaceSize(const aclScalar *start, const aclScalar *end, int64_t steps, out, ...):
+		 * hicann/ops-math math/lin_space/op_host/op_api/aclnn_linspace.cpp, docs/aclnnLinspace.md */
+		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
+		e = ((ws_s_s_i_t)f)(s[0], s[1], a->i[0], t[0], &wsn, &ex);
+		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);
 	}
@@ -1170,7 +1289,7 @@ out:
 	/* Descriptors are host-side: destroyed as soon as the launch returns. */
 	for (int i = 0; i < nt; i++)
 		if (t[i]) acl.DestroyTensor(t[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (s[i]) acl.DestroyScalar(s[i]);
 	if (dims) acl.DestroyIntArray(dims);
 	/* ---- nn and indexing ops ---- */

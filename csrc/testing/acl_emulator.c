@@ -854,6 +854,12 @@ enum op {
 	OP_BATCH_NORM_BACKWARD, OP_CONVOLUTION, OP_CONVOLUTION_BACKWARD,
 	/* ---- more ops ---- (emu_more_ops.inc; OP_DOT on) */
 	OP_DOT, OP_CUMPROD, OP_SEARCHSORTED, OP_NONZERO, OP_MASKED_SELECT,
+	/* ---- norm ops ---- (emu_norm_ops.inc; OP_LAYER_NORM on) */
+	OP_LAYER_NORM, OP_LAYER_NORM_BACKWARD, OP_GROUP_NORM, OP_GROUP_NORM_BACKWARD,
+	/* ---- pool ops ---- (emu_pool_ops.inc) */
+	OP_AVG_POOL2D, OP_AVG_POOL2D_BACKWARD, OP_ADAPTIVE_AVG_POOL2D, OP_ADAPTIVE_AVG_POOL2D_BACKWARD,
+	/* ---- creation ops ---- (emu_creation_ops.inc; OP_ARANGE on) */
+	OP_ARANGE, OP_LINSPACE,
 };
 #define MAXT 16 /* the most tensors of one op (cat's list and its output) */
 
@@ -1479,6 +1485,14 @@ static const char *const op_names[] = {
 	/* ---- more ops ---- */
 	[OP_DOT] = "aclnnDot", [OP_CUMPROD] = "aclnnCumprod", [OP_SEARCHSORTED] = "aclnnSearchSorted",
 	[OP_NONZERO] = "aclnnNonzero", [OP_MASKED_SELECT] = "aclnnMaskedSelect",
+	/* ---- norm ops ---- */
+	[OP_LAYER_NORM] = "aclnnLayerNorm", [OP_LAYER_NORM_BACKWARD] = "aclnnLayerNormBackward", [OP_GROUP_NORM] = "aclnnGroupNorm",
+	[OP_GROUP_NORM_BACKWARD] = "aclnnGroupNormBackward",
+	/* ---- pool ops ---- */
+	[OP_AVG_POOL2D] = "aclnnAvgPool2d", [OP_AVG_POOL2D_BACKWARD] = "aclnnAvgPool2dBackward",
+	[OP_ADAPTIVE_AVG_POOL2D] = "aclnnAdaptiveAvgPool2d", [OP_ADAPTIVE_AVG_POOL2D_BACKWARD] = "aclnnAdaptiveAvgPool2dBackward",
+	/* ---- creation ops ---- */
+	[OP_ARANGE] = "aclnnArange", [OP_LINSPACE] = "aclnnLinspace",
 };
 /* ---- pointwise math ops ---- */
 static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
@@ -2242,6 +2256,9 @@ static void run_argmax(aclOpExecutor *x) {
 
 static void run_nn(aclOpExecutor *x); /* emu_nn_ops.inc */
 static void run_more(aclOpExecutor *x); /* emu_more_ops.inc */
+static void run_norm(aclOpExecutor *x); /* emu_norm_ops.inc */
+static void run_pool(aclOpExecutor *x); /* emu_pool_ops.inc */
+static void run_creation(aclOpExecutor *x); /* emu_creation_ops.inc */
 
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
@@ -2251,11 +2268,21 @@ static void run_op(aclOpExecutor *x) {
 	case OP_REDUCE_SUM: case OP_MEAN: case OP_AMAX: run_reduce(x); return;
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
+	/* ---- pool ops ---- */
+	case OP_AVG_POOL2D: case OP_AVG_POOL2D_BACKWARD: case OP_ADAPTIVE_AVG_POOL2D: case OP_ADAPTIVE_AVG_POOL2D_BACKWARD: run_pool(x); return;
 	/* ---- pointwise math ops ---- */
 	/* ---- nn and indexing ops ---- */
 	default:
 		if (x->op >= OP_PW_FIRST && x->op <= OP_PW_LAST) {
 			pw_run(x);
+			return;
+		}
+		if (x->op >= OP_LAYER_NORM && x->op <= OP_GROUP_NORM_BACKWARD) {
+			run_norm(x);
+			return;
+		}
+		if (x->op >= OP_ARANGE) {
+			run_creation(x);
 			return;
 		}
 		if (x->op >= OP_DOT) {
@@ -2320,3 +2347,9 @@ EXPORT void mtemu_counters(long long *out, int n) {
 #include "emu_nn_ops.inc"
 /* ---- more ops ---- */
 #include "emu_more_ops.inc"
+/* ---- norm ops ---- */
+#include "emu_norm_ops.inc"
+/* ---- pool ops ---- */
+#include "emu_pool_ops.inc"
+/* ---- creation ops ---- */
+#include "emu_creation_ops.inc"

@@ -10,8 +10,10 @@ import (
 )
 
 // TestEmulatorNNRules builds the emulator and the C checks of its nn and
-// indexing ops (csrc/testing/emulator_nn_rules_test.c) and of its more ops
-// (emulator_more_rules_test.c): each op refuses what its op_api source
+// indexing ops (csrc/testing/emulator_nn_rules_test.c), of its more ops
+// (emulator_more_rules_test.c), of its norm ops (emulator_norm_rules_test.c),
+// of its pool ops (emulator_pool_rules_test.c) and of its creation ops
+// (emulator_creation_rules_test.c): each op refuses what its op_api source
 // refuses, computes exactly, faults on an index out of range at the
 // synchronize; tensor lists and bool arrays are counted.
 // With MINDTORCH_SANITIZE=1 (make test-sanitize) the emulator and the checks
@@ -28,7 +30,8 @@ func runNNRules(t *testing.T, dir string, flags []string) {
 	if err := Build(dir, All, flags...); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"emulator_nn_rules_test.c", "emulator_more_rules_test.c"} {
+	for _, name := range []string{"emulator_nn_rules_test.c", "emulator_more_rules_test.c", "emulator_norm_rules_test.c",
+		"emulator_pool_rules_test.c", "emulator_creation_rules_test.c"} {
 		runRulesFile(t, dir, name, flags)
 	}
 }

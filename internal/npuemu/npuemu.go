@@ -45,7 +45,9 @@ var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds",
 	"Cumsum", "ArgMin", "Amin", "MaxDim", "MinDim", "Prod", "ProdDim", "Sort", "Cat", "InplaceMaskedFillScalar",
 	// ---- more ops ---- (math/dot, math/cumprod, math/search_sorted, conversion/masked_select_v3;
 	// Nonzero is ops-nn's index/non_zero)
-	"Dot", "Cumprod", "SearchSorted", "MaskedSelect"}
+	"Dot", "Cumprod", "SearchSorted", "MaskedSelect",
+	// ---- creation ops ---- (math/range, math/lin_space)
+	"Arange", "Linspace"}
 
 // versionScript is the GNU ld version script that makes library name export
 // its symbols and nothing else.

@@ -271,6 +271,21 @@ var opRules = [npushim.NumOps]opRule{
 	npushim.SearchSorted: likeRule("aclnnSearchSorted", 0, i32|i64, searchDTypes, searchDTypes),
 	npushim.Nonzero:      rule("aclnnNonzero", i64, anyDType),
 	npushim.MaskedSelect: rule("aclnnMaskedSelect", anyDType, anyDType, bl|u8),
+	// ---- norm ops ----
+	// Sources per row in docs/npu-ops.md ("Norm ops"); the rules beyond dtypes are in kernels_norm.go.
+	npushim.LayerNorm:         rule("aclnnLayerNorm", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.LayerNormBackward: rule("aclnnLayerNormBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.GroupNorm:         sameRule("aclnnGroupNorm", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	npushim.GroupNormBackward: rule("aclnnGroupNormBackward", nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat, nnFloat),
+	// ---- pool ops ----
+	// Sources per row in docs/npu-ops.md ("Pool ops"); the set is in kernels_pool.go.
+	npushim.AvgPool2d:                 sameRule("aclnnAvgPool2d", poolDTypes, poolDTypes),
+	npushim.AvgPool2dBackward:         likeRule("aclnnAvgPool2dBackward", 1<<1, poolDTypes, poolDTypes, poolDTypes),
+	npushim.AdaptiveAvgPool2d:         sameRule("aclnnAdaptiveAvgPool2d", poolDTypes, poolDTypes),
+	npushim.AdaptiveAvgPool2dBackward: sameRule("aclnnAdaptiveAvgPool2dBackward", poolDTypes, poolDTypes, poolDTypes),
+	// ---- creation ops ---- (CANN's dtypes; the native route takes fewer: kernels_creation.go)
+	npushim.Arange:   rule("aclnnArange", arangeOut),
+	npushim.Linspace: rule("aclnnLinspace", linspaceOut),
 }
 
 // ---- nn and indexing ops ----

@@ -46,7 +46,7 @@ func tensor(o *kernel.Operand, dev int) (npushim.Tensor, error) {
 // operand is an optional tensor left out.
 func launch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) error {
 	dev := c.Device.Index
-	if c.Device.Type != device.NPU {
+	if c.Device.Type != device.NPU || dev < 0 { // no index (a creation op's "npu"): where the output was allocated
 		dev = deviceOf(ops)
 	}
 	if err := checkDTypes(op, ops); err != nil {

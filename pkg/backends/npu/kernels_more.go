@@ -13,7 +13,8 @@ import (
 // docs/npu-ops.md, "More ops"), or declines (ErrNotImplemented) a form the
 // op does not take or computes otherwise than PyTorch, which the dispatcher
 // then runs on the host. docs/npu-ops.md lists the ops left on the host
-// (the pools, norm, kthvalue, round with decimals) and why.
+// (norm, kthvalue, round with decimals) and why; the average pools are
+// kernels_pool.go's.
 
 // Dtype sets of the more ops' rows in opRules (dtypes.go).
 const (

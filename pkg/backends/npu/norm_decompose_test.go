@@ -11,22 +11,26 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
-// nn's LayerNorm, RMSNorm and GroupNorm call the fused norms, which have
-// no NPU kernel: their decompositions run there (forward and backward)
+// nn's LayerNorm, RMSNorm and GroupNorm call the fused norms. RMS norm has
+// no NPU kernel, and the layer and group norms' ACLNN ops take no float64
+// (kernels_norm.go): their decompositions run there (forward and backward)
 // and give the CPU's outputs and gradients to float32 rounding.
 func TestNormLayersDecomposed(t *testing.T) {
 	torch.ManualSeed(5)
 	x := torch.Randn([]int{4, 8, 6, 5})
+	f64 := torch.WithDType(torch.Float64)
 	layers := []struct {
 		name string
 		m    nn.Layer
 		op   kernel.OpID
+		dt   torch.DType
 	}{
-		{"LayerNorm", nn.NewLayerNorm([]int{6, 5}), kernel.OpLayerNorm},
-		{"RMSNorm", nn.NewRMSNorm([]int{5}, true), kernel.OpLayerNorm},
-		{"GroupNorm", nn.NewGroupNorm(2, 8, true), kernel.OpGroupNorm},
+		{"LayerNorm", nn.NewLayerNorm([]int{6, 5}, f64), kernel.OpLayerNorm, torch.Float64},
+		{"RMSNorm", nn.NewRMSNorm([]int{5}, true), kernel.OpLayerNorm, torch.Float32},
+		{"GroupNorm", nn.NewGroupNorm(2, 8, true, f64), kernel.OpGroupNorm, torch.Float64},
 	}
 	for _, l := range layers {
+		x := x.ToDType(l.dt)
 		hx := x.Detach().RequiresGrad_(true)
 		want := nn.Call(l.m, hx)
 		if err := want.Sum().Backward(); err != nil {
@@ -52,13 +56,13 @@ func TestNormLayersDecomposed(t *testing.T) {
 			t.Errorf("%s on the NPU should be decomposed: %v, before %v", l.name, after, before)
 		}
 		close := func(what string, g, w *torch.Tensor) {
-			gv, err := torch.ToSlice[float32](g)
+			gv, err := torch.ToSlice[float64](g.ToDType(torch.Float64))
 			if err != nil {
 				t.Fatalf("%s %s: %v", l.name, what, err)
 			}
-			wv, _ := torch.ToSlice[float32](w)
+			wv, _ := torch.ToSlice[float64](w.ToDType(torch.Float64))
 			for i := range wv {
-				if math.Abs(float64(gv[i]-wv[i])) > 1e-4*(1+math.Abs(float64(wv[i]))) {
+				if math.Abs(gv[i]-wv[i]) > 1e-4*(1+math.Abs(wv[i])) {
 					t.Errorf("%s %s [%d]: %v, want %v", l.name, what, i, gv[i], wv[i])
 					return
 				}
