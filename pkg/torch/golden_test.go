@@ -289,6 +289,27 @@ func TestCreationMatchesPyTorch(t *testing.T) {
 	check("linspace", torch.Linspace(-1, 1, 7))
 	check("linspace_f64", torch.Linspace(0, 1, 11, torch.WithDType(torch.Float64)))
 	check("linspace_one", torch.Linspace(3, 9, 1))
+	// These bit for bit: integer linspaces truncate start and end first,
+	// float32 rounds end - start before dividing it.
+	exact := cmpopts.EquateApprox(0, 0)
+	for name, x := range map[string]*torch.Tensor{
+		"linspace_int32":     torch.Linspace(0.5, 10.5, 5, torch.WithDType(torch.Int32)),
+		"linspace_int64_neg": torch.Linspace(-3.7, 9.2, 7, torch.WithDType(torch.Int64)),
+		"linspace_uint8":     torch.Linspace(0.5, 10.5, 5, torch.WithDType(torch.Uint8)),
+		"linspace_f32_odd":   torch.Linspace(1e-3, 7.1, 6),
+	} {
+		got, err := torch.ToSlice[float64](x.ToDType(torch.Float64))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var want []float64
+		for _, v := range c[name].([]any) {
+			want = append(want, conformance.Num(v))
+		}
+		if d := cmp.Diff(want, got, exact); d != "" {
+			t.Errorf("%s: (-pytorch +ours)\n%s", name, d)
+		}
+	}
 	check("eye23", torch.EyeNM(2, 3))
 	for name, x := range map[string]*torch.Tensor{
 		"full_dtype":       torch.Full([]int{2}, 3),

@@ -231,6 +231,12 @@ creation = {
     "linspace": torch.linspace(-1, 1, 7).tolist(),
     "linspace_f64": torch.linspace(0, 1, 11, dtype=torch.float64).tolist(),
     "linspace_one": torch.linspace(3, 9, 1).tolist(),
+    # Integer dtypes: start and end become integers first, the step is a double.
+    "linspace_int32": torch.linspace(0.5, 10.5, 5, dtype=torch.int32).tolist(),
+    "linspace_int64_neg": torch.linspace(-3.7, 9.2, 7, dtype=torch.int64).tolist(),
+    "linspace_uint8": torch.linspace(0.5, 10.5, 5, dtype=torch.uint8).tolist(),
+    # float32: end - start rounded before it is divided.
+    "linspace_f32_odd": torch.linspace(1e-3, 7.1, 6).tolist(),
     "eye23": torch.eye(2, 3).tolist(),
     "full_dtype": str(torch.full((2,), 3).dtype),
     "full_float_dtype": str(torch.full((2,), 3.5).dtype),

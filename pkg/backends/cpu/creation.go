@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -41,11 +42,17 @@ func linspaceKernel(c *kernel.Call) error {
 	n, size := c.Ints[0], o.DType.ItemSize()
 	base := o.Data()
 	start, end := c.Scalars[0].Float(), c.Scalars[1].Float()
+	if !o.DType.IsFloatingPoint() && o.DType != dtype.Bool {
+		// PyTorch's integer linspace: start and end converted to the dtype
+		// first, the step a double (RangeFactoriesKernel.cpp's step_t).
+		start, end = math.Trunc(start), math.Trunc(end)
+	}
 	if n == 1 {
 		storeFloat(base, o.DType, start)
 		return nil
 	}
-	// float32 (and the 16-bit floats) step in float32, as PyTorch does.
+	// float32 (and the 16-bit floats) step in float32, as PyTorch does:
+	// end - start rounded, then divided.
 	single := o.DType == dtype.Float32 || o.DType == dtype.Float16 || o.DType == dtype.BFloat16
 	round := func(v float64) float64 {
 		if single {
@@ -54,7 +61,7 @@ func linspaceKernel(c *kernel.Call) error {
 		return v
 	}
 	start, end = round(start), round(end)
-	step := round((end - start) / round(float64(n-1)))
+	step := round(round(end-start) / round(float64(n-1)))
 	for i := range n {
 		var v float64
 		if i < n/2 {
