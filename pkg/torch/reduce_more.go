@@ -13,8 +13,9 @@ import (
 // element). Every argument is checked first, so that errors name the op
 // the caller called and not one of the ops it is made of. kthvalue and
 // mode, whose choice among ties is an algorithm's (PyTorch's quickselect,
-// std::sort), have kernels instead (OpKthvalue, OpMode), which devices
-// without one run on the host.
+// std::sort), have kernels instead (OpKthvalue, OpMode); a device without
+// one runs their decomposition (decompose_more.go: a stable sort, for the
+// slices where the sort's choice is the kernel's), else the host.
 
 // Nansum returns the sum over dims (all when none) treating NaN as zero
 // (torch.nansum): "Returns the sum of all elements, treating Not a Numbers
@@ -185,7 +186,8 @@ func (t *Tensor) NanmedianDim(dim int, keepDim bool) (values, indices *Tensor) {
 // PyTorch's CPU returns (its documentation leaves it unspecified, and CUDA
 // differs): the kernel replays PyTorch 1.13's quickselect
 // (quick_select_template, median-of-three pivot) on (value, index) pairs,
-// on every device (the NPU runs the CPU kernel on host copies).
+// on every device (the NPU sorts and picks where the k-th value is not
+// tied, and runs the CPU kernel on host copies where it is).
 func (t *Tensor) Kthvalue(k, dim int, keepDim bool) (values, indices *Tensor) {
 	return t.selectOp(kernel.OpKthvalue, "kthvalue", dim, keepDim, k)
 }
