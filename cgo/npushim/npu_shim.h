@@ -238,6 +238,8 @@ enum {
 	MT_NPU_ARANGE,               /* out; scalar 0 start, scalar 1 step, ext[0] end (an integer when scalar 0 is one,
 	                              * else a double's bits) */
 	MT_NPU_LINSPACE,             /* out; scalar 0 start, scalar 1 end, i[0] steps */
+	/* ---- svd ---- */
+	MT_NPU_SVD,                  /* sigma, u, v (V, not V^T), input; flag fullMatrices, i[0] computeUV */
 	MT_NPU_NUM_OPS
 };
 

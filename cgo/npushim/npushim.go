@@ -217,6 +217,11 @@ const (
 	Linspace = C.MT_NPU_LINSPACE
 )
 
+// ---- svd ----
+const (
+	Svd = C.MT_NPU_SVD
+)
+
 // Shim error codes (CANN's are positive).
 const (
 	ErrNoLib    = C.MT_NPU_ENOLIB

@@ -297,6 +297,8 @@ static const struct {
 	/* ---- creation ops ---- (prototypes and sources: docs/npu-ops.md and the cases below) */
 	[MT_NPU_ARANGE] = {"aclnnArange", 1},
 	[MT_NPU_LINSPACE] = {"aclnnLinspace", 1},
+	/* ---- svd ---- */
+	[MT_NPU_SVD] = {"aclnnSvd", 4},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -852,6 +854,8 @@ typedef aclnnStatus (*ws_avg_pool_bwd)(NNT, NNT, NNA, NNA, NNA, bool, bool, int6
 /* ---- creation ops ---- */
 typedef aclnnStatus (*ws_s_s_s_t)(const aclScalar *, const aclScalar *, const aclScalar *, aclTensor *, NNW, NNX);
 typedef aclnnStatus (*ws_s_s_i_t)(const aclScalar *, const aclScalar *, int64_t, aclTensor *, NNW, NNX);
+/* ---- svd ---- */
+typedef aclnnStatus (*ws_svd)(NNT, bool, bool, aclTensor *, aclTensor *, aclTensor *, NNW, NNX);
 
 
 /* ---- nn and indexing ops ---- */
@@ -1273,6 +1277,12 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		 * hicann/ops-math math/lin_space/op_host/op_api/aclnn_linspace.cpp, docs/aclnnLinspace.md */
 		s[0] = scalar(a, 0), s[1] = scalar(a, 1);
 		e = ((ws_s_s_i_t)f)(s[0], s[1], a->i[0], t[0], &wsn, &ex);
+		break;
+	/* ---- svd ---- */
+	case MT_NPU_SVD:
+		/* aclnnSvdGetWorkspaceSize(input, const bool fullMatrices, const bool computeUV, sigma, u, v, ...):
+		 * hicann/ops-math math/svd/op_host/op_api/aclnn_svd.cpp, docs/aclnnSvd.md; v is V (input = U diag(sigma) V^T) */
+		e = ((ws_svd)f)(t[3], a->flag != 0, a->i[0] != 0, t[0], t[1], t[2], &wsn, &ex);
 		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);

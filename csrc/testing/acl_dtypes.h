@@ -709,4 +709,10 @@ static const struct dtype_rule dtype_rules[] = {
 	{"aclnnLinspace", 1, 0, 8, {
 		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_INT8) | DTB(DT_INT32) | DTB(DT_UINT8) | DTB(DT_INT16) | DTB(DT_DOUBLE) | DTB(DT_BF16),
 	}},
+	{"aclnnSvd", 4, 1, 8, {
+		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
+		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
+		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
+		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
+	}},
 };

@@ -860,6 +860,8 @@ enum op {
 	OP_AVG_POOL2D, OP_AVG_POOL2D_BACKWARD, OP_ADAPTIVE_AVG_POOL2D, OP_ADAPTIVE_AVG_POOL2D_BACKWARD,
 	/* ---- creation ops ---- (emu_creation_ops.inc; OP_ARANGE on) */
 	OP_ARANGE, OP_LINSPACE,
+	/* ---- svd ---- (emu_svd_ops.inc) */
+	OP_SVD,
 };
 #define MAXT 16 /* the most tensors of one op (cat's list and its output) */
 
@@ -1493,6 +1495,8 @@ static const char *const op_names[] = {
 	[OP_ADAPTIVE_AVG_POOL2D] = "aclnnAdaptiveAvgPool2d", [OP_ADAPTIVE_AVG_POOL2D_BACKWARD] = "aclnnAdaptiveAvgPool2dBackward",
 	/* ---- creation ops ---- */
 	[OP_ARANGE] = "aclnnArange", [OP_LINSPACE] = "aclnnLinspace",
+	/* ---- svd ---- */
+	[OP_SVD] = "aclnnSvd",
 };
 /* ---- pointwise math ops ---- */
 static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
@@ -2259,6 +2263,7 @@ static void run_more(aclOpExecutor *x); /* emu_more_ops.inc */
 static void run_norm(aclOpExecutor *x); /* emu_norm_ops.inc */
 static void run_pool(aclOpExecutor *x); /* emu_pool_ops.inc */
 static void run_creation(aclOpExecutor *x); /* emu_creation_ops.inc */
+static void run_svd(aclOpExecutor *x); /* emu_svd_ops.inc */
 
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
@@ -2268,6 +2273,7 @@ static void run_op(aclOpExecutor *x) {
 	case OP_REDUCE_SUM: case OP_MEAN: case OP_AMAX: run_reduce(x); return;
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
+	case OP_SVD: run_svd(x); return; /* ---- svd ---- */
 	/* ---- pool ops ---- */
 	case OP_AVG_POOL2D: case OP_AVG_POOL2D_BACKWARD: case OP_ADAPTIVE_AVG_POOL2D: case OP_ADAPTIVE_AVG_POOL2D_BACKWARD: run_pool(x); return;
 	/* ---- pointwise math ops ---- */
@@ -2353,3 +2359,5 @@ EXPORT void mtemu_counters(long long *out, int n) {
 #include "emu_pool_ops.inc"
 /* ---- creation ops ---- */
 #include "emu_creation_ops.inc"
+/* ---- svd ---- */
+#include "emu_svd_ops.inc"

@@ -286,6 +286,8 @@ var opRules = [npushim.NumOps]opRule{
 	// ---- creation ops ---- (CANN's dtypes; the native route takes fewer: kernels_creation.go)
 	npushim.Arange:   rule("aclnnArange", arangeOut),
 	npushim.Linspace: rule("aclnnLinspace", linspaceOut),
+	// ---- svd ---- (kernels_svd.go; docs/npu-ops.md, "SVD")
+	npushim.Svd: sameRule("aclnnSvd", svdDTypes, svdDTypes, svdDTypes, svdDTypes),
 }
 
 // ---- nn and indexing ops ----
