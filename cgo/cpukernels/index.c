@@ -222,7 +222,11 @@ static inline void cmb_b_6(char *d, const char *s, const ix_ctx *c) {
         for (int64_t i = 0; i < n; i++) {                                                  \
           char *d = o + i * s[0] + IXV(IT, ix + i * s[2], bound) * jump;                   \
           int32_t *h = c->hits + ((d - c->out) / (int64_t)sizeof(T) - c->hits_lo);         \
-          if (!c->include_self && *h == 0) {                                               \
+          if (!c->include_self && *h == 0 && (M == 1 || M == 3)) {                         \
+            /* PyTorch starts a sum (mean) without self from 0: 0 + -0 is +0 */            \
+            memset(d, 0, sizeof(T));                                                       \
+            cmb_##S##_##M(d, x + i * s[1], c);                                             \
+          } else if (!c->include_self && *h == 0) {                                        \
             *(T *)d = *(const T *)(x + i * s[1]);                                          \
           } else {                                                                         \
             cmb_##S##_##M(d, x + i * s[1], c);                                             \

@@ -135,7 +135,7 @@ MT_CLONES static double ln_stat_float(const float *x, int64_t d, double m, int s
       if (p->rms) {                                                                                                    \
         v = ln_stat_##T(xr, d, 0, 1) / (double)d;                                                                      \
       } else {                                                                                                         \
-        m = ln_stat_##T(xr, d, 0, 0) / (double)d;                                                                      \
+        m = d > 0 ? ln_stat_##T(xr, d, 0, 0) / (double)d : 0; /* an empty row: PyTorch's mean 0, rstd NaN */           \
         v = ln_stat_##T(xr, d, m, 1) / (double)d;                                                                      \
       }                                                                                                                \
       const T mt = (T)m, rt = (T)(1.0 / sqrt(v + p->eps));                                                             \

@@ -51,7 +51,7 @@ func RunCasePipeline(t *testing.T, c Case, dev string) {
 		return
 	}
 	for i, want := range c.Outs {
-		check(t, piped.outs[i], want, coarsest(c))
+		check(t, piped.outs[i], want, coarsest(c), signsChecked(c.Op, dev))
 	}
 }
 

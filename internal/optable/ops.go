@@ -132,7 +132,7 @@ var Ops = []Op{
 	{ID: "LeakyRelu", Name: "leaky_relu", Attrs: "Scalars[0] negative slope", Kind: Unary, Rule: FloatOnly,
 		Float: "x > 0 ? x : x * c0", CAttrs: []int{0}},
 	{ID: "Elu", Name: "elu", Attrs: "Scalars[0] alpha", Kind: Unary, Rule: FloatOnly,
-		Float: "x > 0 ? x : c0 * G(expm1, x)", CAttrs: []int{0}},
+		Float: "x > 0 ? x : c0 * (G(expm1, x) + 0)", CAttrs: []int{0}}, // + 0: PyTorch's exp(x) - 1 makes elu(-0) +0
 	{ID: "Gelu", Name: "gelu", Attrs: "Mode: GeluNone, GeluTanh", Kind: Unary, Rule: FloatOnly, Float: "G(mt_gelu, x)",
 		Variants: []Variant{{Suffix: "TANH", Mode: "kernel.GeluTanh", Float: "G(mt_gelu_tanh, x)"}},
 		Forms: []Form{
@@ -160,9 +160,9 @@ var Ops = []Op{
 		Forms: []Form{{Go: "Hardtanh", Doc: "returns t clamped to [minVal, maxVal] (F.hardtanh)", Has: "t _ out", Param: []string{"minVal", "maxVal"}}}},
 	{ID: "Mish", Name: "mish", Kind: Unary, Rule: FloatOnly, Float: "G(mt_mish, x)", Forms: unary("Mish", "returns t * tanh(softplus(t))")},
 	{ID: "Selu", Name: "selu", Kind: Unary, Rule: FloatOnly,
-		Float: "x > 0 ? x * (__typeof__(x))MT_SELU_SCALE : G(expm1, x) * (__typeof__(x))(MT_SELU_ALPHA * MT_SELU_SCALE)",
+		Float: "x > 0 ? x * (__typeof__(x))MT_SELU_SCALE : (G(expm1, x) + 0) * (__typeof__(x))(MT_SELU_ALPHA * MT_SELU_SCALE)",
 		Forms: unary("Selu", "returns scale * (max(0, t) + min(0, alpha * (e^t - 1))) with PyTorch's constants")},
-	{ID: "Celu", Name: "celu", Attrs: "Scalars[0] alpha", Kind: Unary, Rule: FloatOnly, Float: "x > 0 ? x : G(expm1, x / c0) * c0", CAttrs: []int{0},
+	{ID: "Celu", Name: "celu", Attrs: "Scalars[0] alpha", Kind: Unary, Rule: FloatOnly, Float: "x > 0 ? x : (G(expm1, x / c0) + 0) * c0", CAttrs: []int{0},
 		Forms: []Form{{Go: "Celu", Doc: "returns max(0, t) + min(0, alpha * (e^(t/alpha) - 1))", Has: "t _ out", Param: []string{"alpha"}}}},
 	{ID: "Floor", Name: "floor", Kind: Unary, Rule: Same, NoBool: true, Float: "G(floor, x)", Forms: unary("Floor", "returns t rounded down")},
 	{ID: "Ceil", Name: "ceil", Kind: Unary, Rule: Same, NoBool: true, Float: "G(ceil, x)", Forms: unary("Ceil", "returns t rounded up")},

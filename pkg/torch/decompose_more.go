@@ -340,9 +340,9 @@ func decomposeMode(c *kernel.Call) error {
 // that the index sends there combine in the index's order along the dim,
 // after self's value (include_self) or starting from the first of them.
 // sum, prod and mean use scatter_add and scatter with multiply, which
-// combine in that order in the dtype's arithmetic, from an identity that
-// leaves the first value as it is (-0.0 for the sum, 1 for the product)
-// where self is excluded; mean then divides the positions hit more than
+// combine in that order in the dtype's arithmetic, from PyTorch's start
+// where self is excluded (0 for the sum, so 0 + -0.0 is +0.0; 1 for the
+// product); mean then divides the positions hit more than
 // once (counting self) by their count, in the compute dtype, or by floor
 // division for integers. amax and amin take the first extreme value of
 // each position, by two stable sorts (values, then index), NaN winning.
@@ -375,7 +375,7 @@ func decomposeScatterReduce(c *kernel.Call) error {
 	case kernel.ReduceSum, kernel.ReduceMean:
 		base := self
 		if !include {
-			base = self.ScatterValue(d, index, additiveIdentity(self.dtype))
+			base = self.ScatterValue(d, index, 0)
 		}
 		r = base.ScatterAdd(d, index, src)
 		if mode == kernel.ReduceMean {
@@ -396,15 +396,6 @@ func decomposeScatterReduce(c *kernel.Call) error {
 		return kernel.Errorf(kernel.ErrNotImplemented, "scatter_reduce with reduction %d has no decomposition", mode)
 	}
 	return writeOutput(c, 0, r.Reshape(c.Out[0].Shape...))
-}
-
-// additiveIdentity is the value x + v = x for every x of dtype d: -0.0 for
-// floats (0.0 + -0.0 is 0.0), 0 for integers.
-func additiveIdentity(d DType) any {
-	if d.IsFloatingPoint() {
-		return math.Copysign(0, -1)
-	}
-	return 0
 }
 
 // scatterMean divides the sums r by the count of values each position

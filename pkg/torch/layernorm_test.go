@@ -203,3 +203,26 @@ func TestNativeLayerNormErrors(t *testing.T) {
 }
 
 func lnOut(y, _, _ *torch.Tensor) *torch.Tensor { return y }
+
+// TestNormsOfEmptyRows checks the statistics of rows with no elements as
+// PyTorch 1.13 gives them (native_layer_norm of a [3, 0] input,
+// native_group_norm of [2, 4, 0]): mean 0, rstd NaN.
+func TestNormsOfEmptyRows(t *testing.T) {
+	_, mean, rstd := torch.NativeLayerNorm(torch.Empty([]int{3, 0}), []int{0}, nil, nil, 1e-5)
+	_, gmean, grstd := torch.NativeGroupNorm(torch.Empty([]int{2, 4, 0}), nil, nil, 2, 1e-5)
+	for name, pair := range map[string][2]*torch.Tensor{"layer norm": {mean, rstd}, "group norm": {gmean, grstd}} {
+		m, err := torch.ToSlice[float32](pair[0])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r, err := torch.ToSlice[float32](pair[1])
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range m {
+			if m[i] != 0 || math.Signbit(float64(m[i])) || !math.IsNaN(float64(r[i])) {
+				t.Errorf("%s: row %d: mean %v, rstd %v; want 0, NaN", name, i, m[i], r[i])
+			}
+		}
+	}
+}

@@ -542,14 +542,19 @@ func (t *Tensor) Logcumsumexp(dim int) *Tensor {
 	if err != nil {
 		return failed(err)
 	}
+	// + 0: PyTorch adds each element to -inf by log-add-exp, which turns
+	// -0 into +0.
 	if t.Dim() == 0 {
-		return t.Clone()
+		return t.AddScalar(0)
 	}
 	x := t
 	if t.dtype == Float16 || t.dtype == BFloat16 {
 		if x = t.ToDType(Float32); x.err != nil {
 			return x
 		}
+	}
+	if x = x.AddScalar(0); x.err != nil {
+		return x
 	}
 	n := x.shape[d]
 	for s := 1; s < n; s *= 2 {

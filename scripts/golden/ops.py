@@ -590,6 +590,18 @@ for name, fn in BINARY.items():
 for name, mk in REFLECTED.items():
     add_grad_case(name, [([2, 3], POS)], {"value": 2.5}, mk(2.5))
 
+# scatter_reduce without self: a sum (mean) starts from 0, so a position
+# that receives only -0.0 holds +0.0 (fixed values: the cases above keep
+# their random draws).
+NEG0 = torch.tensor([[-0.0, -0.0, 2.0, -0.0], [1.0, -0.0, -0.0, -3.0]], dtype=torch.float64)
+NEG0_IDX = torch.tensor([[0, 0, 1, 3], [2, 2, 1, 0]])
+for red in ["sum", "mean", "prod", "amax", "amin"]:
+    add_case("scatter_reduce", [make_input([2, 4], "float64", values=torch.ones(8)),
+                                make_input([2, 4], "int64", values=NEG0_IDX),
+                                make_input([2, 4], "float64", values=NEG0)],
+             {"dim": 1, "reduce": red, "include_self": False},
+             lambda x, i, s: x.scatter_reduce(1, i, s, red, include_self=False))
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, separators=(",", ":"))
 print(f"{len(cases)} cases -> {os.path.relpath(OUT)}")

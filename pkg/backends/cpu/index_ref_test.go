@@ -120,6 +120,10 @@ func refScatter(c *kernel.Call) error {
 		switch {
 		case mode == kernel.ReduceNone:
 			moveElem(dst, src, es)
+		case hits != nil && !includeSelf && hits[at] == 0 && (mode == kernel.ReduceSum || mode == kernel.ReduceMean):
+			// PyTorch starts a sum without self from 0 (0 + -0.0 is +0.0).
+			clear(unsafe.Slice((*byte)(dst), es))
+			refCombine(d, mode, dst, src)
 		case hits != nil && !includeSelf && hits[at] == 0:
 			moveElem(dst, src, es)
 		default:
