@@ -53,7 +53,8 @@ int mt_run_plan(mt_loop loop, const mt_plan *plan, char *const *base, int64_t be
   return status;
 }
 
-int mt_isa(void) {
+/* isa_of asks the processor which instruction set the kernels can use. */
+static int isa_of(void) {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -62,6 +63,14 @@ int mt_isa(void) {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
 #endif
   return 0;
+}
+
+/* mt_isa is isa_of's answer, asked once (loops call it per row). */
+int mt_isa(void) {
+  static int isa = -1;
+  int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
+  if (v < 0) __atomic_store_n(&isa, v = isa_of(), __ATOMIC_RELAXED);
+  return v;
 }
 
 /* mt_run_plan_parallel is mt_run_plan over [0, n) split across the pool. */

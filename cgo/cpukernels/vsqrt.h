@@ -49,18 +49,10 @@ __attribute__((target("avx"))) static void vsqrt_f64_avx(double *y, const double
 }
 #endif
 
-/* The instruction set vsqrt uses: mt_isa's, asked once. */
-static inline int vsqrt_isa(void) {
-  static int isa = -1;
-  int v = __atomic_load_n(&isa, __ATOMIC_RELAXED);
-  if (v < 0) __atomic_store_n(&isa, v = mt_isa(), __ATOMIC_RELAXED);
-  return v;
-}
-
 /* vsqrt_f32 and vsqrt_f64 set y[i] = sqrt(x[i]) for i < n (y may be x). */
 static inline void vsqrt_f32(float *y, const float *x, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  const int isa = vsqrt_isa();
+  const int isa = mt_isa();
   if (isa >= 3) return vsqrt_f32_avx512(y, x, n);
   if (isa >= 2) return vsqrt_f32_avx(y, x, n);
 #endif
@@ -69,7 +61,7 @@ static inline void vsqrt_f32(float *y, const float *x, int64_t n) {
 
 static inline void vsqrt_f64(double *y, const double *x, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  const int isa = vsqrt_isa();
+  const int isa = mt_isa();
   if (isa >= 3) return vsqrt_f64_avx512(y, x, n);
   if (isa >= 2) return vsqrt_f64_avx(y, x, n);
 #endif

@@ -10,7 +10,6 @@ import (
 	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 	"github.com/mindtorch/mindtorch/pkg/nn"
-	"github.com/mindtorch/mindtorch/pkg/optim"
 	"github.com/mindtorch/mindtorch/pkg/torch"
 )
 
@@ -315,36 +314,7 @@ func trainNorms(t *testing.T, dev string, steps int) []float64 {
 		nn.ReLU(),
 		nn.NewLinear(10, 4),
 	)
-	if err := nn.To(model, dev); err != nil {
-		t.Fatal(err)
-	}
-	opt, err := optim.NewSGD(nn.Parameters(model), optim.LR(0.1), optim.Momentum(0.9))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := torch.Randn([]int{16, 6}).To(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := torch.Randint(0, 4, []int{16}).To(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	losses := make([]float64, steps)
-	for step := range steps {
-		opt.ZeroGrad()
-		loss := nn.CrossEntropy(model.Forward(x), y)
-		if err := loss.Backward(); err != nil {
-			t.Fatalf("%s step %d: %v", dev, step, err)
-		}
-		if err := opt.Step(); err != nil {
-			t.Fatalf("%s step %d: %v", dev, step, err)
-		}
-		if losses[step], err = loss.Item(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return losses
+	return trainSGD(t, dev, model, 0.1, []int{16, 6}, 4, steps)
 }
 
 // TestNormLayersTrainOnNPUAsOnCPU trains nn.GroupNorm and nn.LayerNorm on

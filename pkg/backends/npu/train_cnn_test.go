@@ -29,21 +29,34 @@ func trainCNN(t *testing.T, dev string, steps int) ([]float64, []float32) {
 		nn.Flatten(1, -1),
 		nn.NewLinear(16, 4),
 	)
+	losses := trainSGD(t, dev, model, 0.05, []int{6, 1, 8, 8}, 4, steps)
+	mean, err := torch.ToSlice[float32](bn.RunningMean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return losses, mean
+}
+
+// trainSGD moves model to dev and trains it for steps steps of SGD (lr,
+// momentum 0.9) on one batch drawn from the current seed (x of shape
+// xShape, labels below classes), with cross entropy; it returns the losses.
+func trainSGD(t *testing.T, dev string, model *nn.Sequential, lr float64, xShape []int, classes, steps int) []float64 {
+	t.Helper()
 	if err := nn.To(model, dev); err != nil {
 		t.Fatal(err)
 	}
 	if w := nn.Parameters(model)[0]; w.Device().Type.String() != dev {
 		t.Fatalf("the first weight is on %s after To(%s)", w.Device(), dev)
 	}
-	opt, err := optim.NewSGD(nn.Parameters(model), optim.LR(0.05), optim.Momentum(0.9))
+	opt, err := optim.NewSGD(nn.Parameters(model), optim.LR(lr), optim.Momentum(0.9))
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := torch.Randn([]int{6, 1, 8, 8}).To(dev)
+	x, err := torch.Randn(xShape).To(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := torch.Randint(0, 4, []int{6}).To(dev)
+	y, err := torch.Randint(0, int64(classes), []int{xShape[0]}).To(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +74,7 @@ func trainCNN(t *testing.T, dev string, steps int) ([]float64, []float32) {
 			t.Fatal(err)
 		}
 	}
-	mean, err := torch.ToSlice[float32](bn.RunningMean)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return losses, mean
+	return losses
 }
 
 // TestCNNTrainsOnNPUAsOnCPU trains the CNN on the NPU and on the CPU: the
