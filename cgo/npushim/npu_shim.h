@@ -240,6 +240,12 @@ enum {
 	MT_NPU_LINSPACE,             /* out; scalar 0 start, scalar 1 end, i[0] steps */
 	/* ---- svd ---- */
 	MT_NPU_SVD,                  /* sigma, u, v (V, not V^T), input; flag fullMatrices, i[0] computeUV */
+	/* ---- random ops ---- (each: i[0] seed, i[1] offset of the generator's Philox stream) */
+	MT_NPU_INPLACE_UNIFORM,      /* selfRef; f[0] from, f[1] to */
+	MT_NPU_INPLACE_NORMAL,       /* selfRef; f[0] mean, f[1] std (passed as float) */
+	MT_NPU_INPLACE_RANDOM,       /* selfRef; si[0] from, si[1] to (exclusive) */
+	MT_NPU_INPLACE_BERNOULLI,    /* selfRef; scalar 0 prob */
+	MT_NPU_BERNOULLI_TENSOR,     /* out, self, prob */
 	MT_NPU_NUM_OPS
 };
 

@@ -222,6 +222,15 @@ const (
 	Svd = C.MT_NPU_SVD
 )
 
+// ---- random ops ----
+const (
+	InplaceUniform   = C.MT_NPU_INPLACE_UNIFORM
+	InplaceNormal    = C.MT_NPU_INPLACE_NORMAL
+	InplaceRandom    = C.MT_NPU_INPLACE_RANDOM
+	InplaceBernoulli = C.MT_NPU_INPLACE_BERNOULLI
+	BernoulliTensor  = C.MT_NPU_BERNOULLI_TENSOR
+)
+
 // Shim error codes (CANN's are positive).
 const (
 	ErrNoLib    = C.MT_NPU_ENOLIB

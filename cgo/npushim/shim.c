@@ -299,6 +299,12 @@ static const struct {
 	[MT_NPU_LINSPACE] = {"aclnnLinspace", 1},
 	/* ---- svd ---- */
 	[MT_NPU_SVD] = {"aclnnSvd", 4},
+	/* ---- random ops ---- */
+	[MT_NPU_INPLACE_UNIFORM] = {"aclnnInplaceUniform", 1},
+	[MT_NPU_INPLACE_NORMAL] = {"aclnnInplaceNormal", 1},
+	[MT_NPU_INPLACE_RANDOM] = {"aclnnInplaceRandom", 1},
+	[MT_NPU_INPLACE_BERNOULLI] = {"aclnnInplaceBernoulli", 1},
+	[MT_NPU_BERNOULLI_TENSOR] = {"aclnnBernoulliTensor", 3},
 };
 
 typedef aclnnStatus (*exec_fn)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -856,6 +862,12 @@ typedef aclnnStatus (*ws_s_s_s_t)(const aclScalar *, const aclScalar *, const ac
 typedef aclnnStatus (*ws_s_s_i_t)(const aclScalar *, const aclScalar *, int64_t, aclTensor *, NNW, NNX);
 /* ---- svd ---- */
 typedef aclnnStatus (*ws_svd)(NNT, bool, bool, aclTensor *, aclTensor *, aclTensor *, NNW, NNX);
+/* ---- random ops ---- */
+typedef aclnnStatus (*ws_uniform)(NNT, double, double, uint64_t, uint64_t, NNW, NNX);
+typedef aclnnStatus (*ws_normal)(NNT, float, float, int64_t, int64_t, NNW, NNX);
+typedef aclnnStatus (*ws_random)(NNT, int64_t, int64_t, int64_t, int64_t, NNW, NNX);
+typedef aclnnStatus (*ws_bernoulli)(NNT, const aclScalar *, int64_t, int64_t, NNW, NNX);
+typedef aclnnStatus (*ws_bernoulli_tensor)(NNT, NNT, int64_t, int64_t, aclTensor *, NNW, NNX);
 
 
 /* ---- nn and indexing ops ---- */
@@ -1283,6 +1295,26 @@ int mt_npu_run(int dev, uint64_t stream, int op, const mt_npu_tensor *ts, int nt
 		/* aclnnSvdGetWorkspaceSize(input, const bool fullMatrices, const bool computeUV, sigma, u, v, ...):
 		 * hicann/ops-math math/svd/op_host/op_api/aclnn_svd.cpp, docs/aclnnSvd.md; v is V (input = U diag(sigma) V^T) */
 		e = ((ws_svd)f)(t[3], a->flag != 0, a->i[0] != 0, t[0], t[1], t[2], &wsn, &ex);
+		break;
+	/* ---- random ops ---- (prototypes: hicann/ops-math random/dsa_random_uniform/op_host/op_api/aclnn_uniform.cpp,
+	 * aclnn_random.cpp; random/dsa_random_normal/docs/aclnnInplaceNormal.md; random/stateless_bernoulli/docs/
+	 * aclnnBernoulli&aclnnInplaceBernoulli.md, aclnnBernoulliTensor&aclnnInplaceBernoulliTensor.md. The seed and
+	 * offset are the generator's, as op-plugin's UniformKernelNpuOpApi.cpp passes them.) */
+	case MT_NPU_INPLACE_UNIFORM:
+		e = ((ws_uniform)f)(t[0], a->f[0], a->f[1], (uint64_t)a->i[0], (uint64_t)a->i[1], &wsn, &ex);
+		break;
+	case MT_NPU_INPLACE_NORMAL:
+		e = ((ws_normal)f)(t[0], (float)a->f[0], (float)a->f[1], a->i[0], a->i[1], &wsn, &ex);
+		break;
+	case MT_NPU_INPLACE_RANDOM:
+		e = ((ws_random)f)(t[0], a->si[0], a->si[1], a->i[0], a->i[1], &wsn, &ex);
+		break;
+	case MT_NPU_INPLACE_BERNOULLI:
+		s[0] = scalar(a, 0);
+		e = ((ws_bernoulli)f)(t[0], s[0], a->i[0], a->i[1], &wsn, &ex);
+		break;
+	case MT_NPU_BERNOULLI_TENSOR:
+		e = ((ws_bernoulli_tensor)f)(t[1], t[2], a->i[0], a->i[1], t[0], &wsn, &ex);
 		break;
 	default: /* the unary ops */
 		e = ((ws_t_t)f)(t[1], t[0], &wsn, &ex);

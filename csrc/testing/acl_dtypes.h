@@ -715,4 +715,21 @@ static const struct dtype_rule dtype_rules[] = {
 		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
 		DTB(DT_FLOAT) | DTB(DT_DOUBLE),
 	}},
+	{"aclnnInplaceUniform", 1, 0, 8, {
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_INT8) | DTB(DT_INT32) | DTB(DT_UINT8) | DTB(DT_INT16) | DTB(DT_INT64) | DTB(DT_DOUBLE) | DTB(DT_BF16),
+	}},
+	{"aclnnInplaceNormal", 1, 0, 8, {
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_DOUBLE) | DTB(DT_BF16),
+	}},
+	{"aclnnInplaceRandom", 1, 0, 8, {
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_INT8) | DTB(DT_INT32) | DTB(DT_UINT8) | DTB(DT_INT16) | DTB(DT_INT64) | DTB(DT_DOUBLE) | DTB(DT_BOOL) | DTB(DT_BF16),
+	}},
+	{"aclnnInplaceBernoulli", 1, 0, 8, {
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_INT8) | DTB(DT_INT32) | DTB(DT_UINT8) | DTB(DT_INT16) | DTB(DT_INT64) | DTB(DT_DOUBLE) | DTB(DT_BOOL) | DTB(DT_BF16),
+	}},
+	{"aclnnBernoulliTensor", 3, 0, 8, {
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_DOUBLE) | DTB(DT_BF16),
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_DOUBLE) | DTB(DT_BF16),
+		DTB(DT_FLOAT) | DTB(DT_FLOAT16) | DTB(DT_DOUBLE),
+	}, 0x2},
 };

@@ -288,6 +288,12 @@ var opRules = [npushim.NumOps]opRule{
 	npushim.Linspace: rule("aclnnLinspace", linspaceOut),
 	// ---- svd ---- (kernels_svd.go; docs/npu-ops.md, "SVD")
 	npushim.Svd: sameRule("aclnnSvd", svdDTypes, svdDTypes, svdDTypes, svdDTypes),
+	// ---- random ops ---- (CANN's dtypes; the native route takes fewer: kernels_random.go)
+	npushim.InplaceUniform:   rule("aclnnInplaceUniform", uniformDTypes),
+	npushim.InplaceNormal:    rule("aclnnInplaceNormal", floating),
+	npushim.InplaceRandom:    rule("aclnnInplaceRandom", anyDType),
+	npushim.InplaceBernoulli: rule("aclnnInplaceBernoulli", anyDType),
+	npushim.BernoulliTensor:  likeRule("aclnnBernoulliTensor", 1<<1, floating, floating, bernoulliProb),
 }
 
 // ---- nn and indexing ops ----

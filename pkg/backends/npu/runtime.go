@@ -82,14 +82,14 @@ func ACLNNAvailable() bool {
 
 // SymbolsOK reports whether every symbol the backend needs was found, and
 // lists the missing ones. Optional ops (aclnnGeluV2, which older CANN lacks,
-// and the ops of kernels_pointwise.go, kernels_more.go, kernels_norm.go, kernels_pool.go, kernels_creation.go and kernels_svd.go) are
+// and the ops of kernels_pointwise.go, kernels_more.go, kernels_norm.go, kernels_pool.go, kernels_creation.go, kernels_svd.go and kernels_random.go) are
 // not listed: without them their calls run by another route.
 func SymbolsOK() (bool, []string) {
 	load()
 	var m []string
 	for _, s := range strings.Fields(npushim.Missing()) {
 		if s != opRules[npushim.GeluV2].name && !pwOptional(s) && !moreOptional(s) && !normOptional(s) &&
-			!poolOptional(s) && !creationOptional(s) && !svdOptional(s) {
+			!poolOptional(s) && !creationOptional(s) && !svdOptional(s) && !randomOptional(s) {
 			m = append(m, s)
 		}
 	}
