@@ -107,10 +107,20 @@ func fanOf(t *torch.Tensor, mode string) (int, error) {
 	return 0, torch.NewError("init", torch.ErrArgument, []*torch.Tensor{t}, "Mode %s not supported, please use one of fan_in, fan_out", mode)
 }
 
+// zeroElements reports whether t is a tensor without elements, which the
+// Kaiming initializers leave as it is (PyTorch: "Initializing zero-element
+// tensors is a no-op").
+func zeroElements(t *torch.Tensor) bool {
+	return t != nil && t.Err() == nil && t.Numel() == 0
+}
+
 // KaimingUniform_ fills t from U(-b, b) with b = gain*sqrt(3/fan), the gain
 // of nonlinearity with negative slope a (He et al., 2015). mode is
 // "fan_in" or "fan_out". nn.Linear uses a = sqrt(5), "fan_in", "leaky_relu".
 func KaimingUniform_(t *torch.Tensor, a float64, mode, nonlinearity string, opts ...torch.Option) *torch.Tensor {
+	if zeroElements(t) {
+		return t
+	}
 	fan, err := fanOf(t, mode)
 	gain, gerr := CalculateGain(nonlinearity, a)
 	if err == nil {
@@ -122,6 +132,9 @@ func KaimingUniform_(t *torch.Tensor, a float64, mode, nonlinearity string, opts
 
 // KaimingNormal_ fills t from N(0, std^2) with std = gain/sqrt(fan).
 func KaimingNormal_(t *torch.Tensor, a float64, mode, nonlinearity string, opts ...torch.Option) *torch.Tensor {
+	if zeroElements(t) {
+		return t
+	}
 	fan, err := fanOf(t, mode)
 	gain, gerr := CalculateGain(nonlinearity, a)
 	if err == nil {

@@ -1,8 +1,6 @@
 package torch
 
 import (
-	"math"
-
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
@@ -126,7 +124,7 @@ func (t *Tensor) nanToNumWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scal
 	if err := inputErr("nan_to_num", t); err != nil {
 		return failed(err)
 	}
-	hi := finfoMax(t.dtype)
+	hi := t.dtype.MaxFloat()
 	p, n := hi, -hi
 	if posinf != nil {
 		p = *posinf
@@ -135,18 +133,6 @@ func (t *Tensor) nanToNumWith(run func(kernel.OpID, *Tensor, int, ...kernel.Scal
 		n = *neginf
 	}
 	return run(kernel.OpNanToNum, t, 0, kernel.FloatScalar(nan), kernel.FloatScalar(p), kernel.FloatScalar(n))
-}
-
-func finfoMax(d DType) float64 {
-	switch d {
-	case Float16:
-		return 65504
-	case BFloat16:
-		return 3.3895313892515355e38
-	case Float32:
-		return math.MaxFloat32
-	}
-	return math.MaxFloat64
 }
 
 // Where returns a where cond is true, else b (cond is bool; all broadcast).

@@ -83,6 +83,9 @@ func random(op kernel.OpID, t *Tensor, g *Generator, a, b kernel.Scalar) *Tensor
 	if err := t.checkBounds(op.String()); err != nil {
 		return t.keepFailure(failed(err))
 	}
+	if err := t.checkWritable(op.String()); err != nil {
+		return t.keepFailure(failed(err))
+	}
 	c := dispatch.NewCall(op, t.Device(), 0, 1)
 	c.Scalars[0], c.Scalars[1] = a, b
 	c.Random = g.source()
@@ -92,13 +95,6 @@ func random(op kernel.OpID, t *Tensor, g *Generator, a, b kernel.Scalar) *Tensor
 // Uniform_ fills t with values drawn uniformly from [from, to); from > to
 // is an error, as in PyTorch.
 func (t *Tensor) Uniform_(from, to float64, opts ...Option) *Tensor {
-	if !(from <= to) {
-		if err := inputErr("uniform_", t); err != nil {
-			return t.keepFailure(failed(err))
-		}
-		return t.keepFailure(t.fail("uniform_", kernel.Errorf(ErrArgument,
-			"uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to)))
-	}
 	o := collect(opts)
 	return random(kernel.OpUniform, t, o.generator(), kernel.FloatScalar(from), kernel.FloatScalar(to))
 }

@@ -21,6 +21,7 @@ type Generator struct {
 	hasF    bool
 	normalD float64
 	hasD    bool
+	philox  map[int]uint64 // the devices' counter offsets (PhiloxInputs)
 }
 
 // NewGenerator returns a generator seeded with seed.
@@ -31,9 +32,11 @@ func NewGenerator(seed uint64) *Generator {
 }
 
 // Seed restarts the sequence from seed (only its low 32 bits seed the
-// twister, as in PyTorch) and drops cached normal samples.
+// twister, as in PyTorch), drops cached normal samples and restarts every
+// device's counter-based stream at offset 0 (torch.manual_seed seeds every
+// device's generator).
 func (g *Generator) Seed(seed uint64) {
-	g.seeded, g.seed = true, seed
+	g.seeded, g.seed, g.philox = true, seed, nil
 	g.state[0] = uint32(seed)
 	for j := 1; j < len(g.state); j++ {
 		p := g.state[j-1]
@@ -132,7 +135,21 @@ func (g *Generator) Lock() {
 // Unlock ends a Lock.
 func (g *Generator) Unlock() { g.mu.Unlock() }
 
-// State returns a copy of the generator's state, for GetState/SetState.
+// PhiloxInputs implements kernel.Philox: the generator's seed (all 64 bits,
+// as the NPU generator keeps it) and the offset of device's stream, which
+// it advances by increment rounded up to a multiple of 4. The caller holds
+// the lock.
+func (g *Generator) PhiloxInputs(device int, increment uint64) (seed, offset uint64) {
+	if g.philox == nil {
+		g.philox = make(map[int]uint64)
+	}
+	offset = g.philox[device]
+	g.philox[device] = offset + (increment+3)/4*4
+	return g.InitialSeed(), offset
+}
+
+// State returns a copy of the generator's state, for GetState/SetState:
+// the CPU stream's, as torch.get_rng_state (the devices' offsets stay).
 func (g *Generator) State() Generator {
 	g.Lock()
 	defer g.Unlock()

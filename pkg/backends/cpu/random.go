@@ -80,10 +80,7 @@ func uniformKernel(c *kernel.Call) error {
 // in memory order, from normal_distribution<double>.
 func normalKernel(c *kernel.Call) error {
 	o := &c.Out[0]
-	mean, std := c.Scalars[0].Float(), c.Scalars[1].Float()
-	if std < 0 {
-		return kernel.Errorf(kernel.ErrArgument, "normal expects std >= 0.0, but found std %g", std)
-	}
+	mean, std := c.Scalars[0].Float(), c.Scalars[1].Float() // std >= 0: normalMeta
 	r := c.Random
 	r.Lock()
 	defer r.Unlock()
@@ -456,10 +453,7 @@ func forEachInMemoryOrder(o *kernel.Operand, f func(p unsafe.Pointer)) {
 // memory order.
 func randomFromToKernel(c *kernel.Call) error {
 	o := &c.Out[0]
-	low, high := c.Scalars[0].Int(), c.Scalars[1].Int()
-	if low >= high {
-		return kernel.Errorf(kernel.ErrArgument, "random_ expects 'from' to be less than 'to', but got from=%d >= to=%d", low, high)
-	}
+	low, high := c.Scalars[0].Int(), c.Scalars[1].Int() // low < high: randomFromToMeta
 	span := uint64(high - low)
 	r := c.Random
 	r.Lock()
@@ -485,10 +479,7 @@ func randomFromToKernel(c *kernel.Call) error {
 // is below p, in memory order.
 func bernoulliScalarKernel(c *kernel.Call) error {
 	o := &c.Out[0]
-	prob := c.Scalars[0].Float()
-	if !(prob >= 0 && prob <= 1) {
-		return kernel.Errorf(kernel.ErrArgument, "bernoulli_ expects p to be in [0, 1], but got p=%g", prob)
-	}
+	prob := c.Scalars[0].Float() // in [0, 1]: bernoulliScalarMeta
 	r := c.Random
 	r.Lock()
 	defer r.Unlock()

@@ -53,6 +53,19 @@ type Generator interface {
 	InitialSeed() uint64
 }
 
+// Philox is the counter-based stream a generator keeps for each device that
+// draws its own random numbers, as PyTorch's CUDA generator and torch_npu's
+// NPU generator do: the generator's seed and an offset per device, which
+// every draw advances by the counters its kernel consumes. The CPU
+// backend's generator implements it; a kernel that draws on a device asks
+// c.Random for it.
+type Philox interface {
+	// PhiloxInputs returns the seed and device's offset and advances the
+	// offset by increment rounded up to a multiple of 4 (torch_npu's
+	// philox_engine_inputs). The caller holds the generator's lock.
+	PhiloxInputs(device int, increment uint64) (seed, offset uint64)
+}
+
 var newGenerator func() Generator
 
 // RegisterGenerator installs the function that makes generators, seeded

@@ -12,11 +12,6 @@ func init() {
 	kernel.RegisterMeta(kernel.OpFill, inPlaceMeta)
 	kernel.RegisterMeta(kernel.OpArange, rangeMeta)
 	kernel.RegisterMeta(kernel.OpLinspace, rangeMeta)
-	kernel.RegisterMeta(kernel.OpUniform, floatInPlaceMeta)
-	kernel.RegisterMeta(kernel.OpNormal, floatInPlaceMeta)
-	kernel.RegisterMeta(kernel.OpRandomFromTo, inPlaceMeta)
-	kernel.RegisterMeta(kernel.OpBernoulliScalar, inPlaceMeta)
-	kernel.RegisterMeta(kernel.OpBernoulliTensor, bernoulliMeta)
 }
 
 // copyMeta checks copy_: the source broadcasts to the destination; any
@@ -80,18 +75,4 @@ func rangeMeta(c *kernel.Call) error {
 	o.Strides[0] = 1
 	_, err := kernel.CheckedNumel(o.Shape, o.DType.ItemSize())
 	return err
-}
-
-// bernoulliMeta: the output has the probabilities' shape and dtype.
-func bernoulliMeta(c *kernel.Call) error {
-	in := &c.In[0]
-	if !in.DType.IsFloatingPoint() {
-		return unsupported(c, in.DType)
-	}
-	c.ComputeDType = in.DType
-	o := &c.Out[0]
-	o.DType = in.DType
-	o.Shape = in.Shape
-	o.Strides = kernel.ContiguousStrides(in.Shape, c.NewInts(len(in.Shape)))
-	return nil
 }
