@@ -862,6 +862,8 @@ enum op {
 	OP_ARANGE, OP_LINSPACE,
 	/* ---- svd ---- (emu_svd_ops.inc) */
 	OP_SVD,
+	/* ---- random ops ---- (emu_random_ops.inc) */
+	OP_UNIFORM, OP_NORMAL, OP_RANDOM, OP_BERNOULLI, OP_BERNOULLI_TENSOR,
 };
 #define MAXT 16 /* the most tensors of one op (cat's list and its output) */
 
@@ -1497,6 +1499,9 @@ static const char *const op_names[] = {
 	[OP_ARANGE] = "aclnnArange", [OP_LINSPACE] = "aclnnLinspace",
 	/* ---- svd ---- */
 	[OP_SVD] = "aclnnSvd",
+	/* ---- random ops ---- */
+	[OP_UNIFORM] = "aclnnInplaceUniform", [OP_NORMAL] = "aclnnInplaceNormal", [OP_RANDOM] = "aclnnInplaceRandom",
+	[OP_BERNOULLI] = "aclnnInplaceBernoulli", [OP_BERNOULLI_TENSOR] = "aclnnBernoulliTensor",
 };
 /* ---- pointwise math ops ---- */
 static void pw_run(aclOpExecutor *x); /* emu_pointwise_ops.inc */
@@ -2264,6 +2269,7 @@ static void run_norm(aclOpExecutor *x); /* emu_norm_ops.inc */
 static void run_pool(aclOpExecutor *x); /* emu_pool_ops.inc */
 static void run_creation(aclOpExecutor *x); /* emu_creation_ops.inc */
 static void run_svd(aclOpExecutor *x); /* emu_svd_ops.inc */
+static void run_random(aclOpExecutor *x); /* emu_random_ops.inc */
 
 static void run_op(aclOpExecutor *x) {
 	aclTensor *out = &x->t[0];
@@ -2274,6 +2280,8 @@ static void run_op(aclOpExecutor *x) {
 	case OP_MATMUL: run_matmul(x); return;
 	case OP_ARGMAX: run_argmax(x); return;
 	case OP_SVD: run_svd(x); return; /* ---- svd ---- */
+	/* ---- random ops ---- */
+	case OP_UNIFORM: case OP_NORMAL: case OP_RANDOM: case OP_BERNOULLI: case OP_BERNOULLI_TENSOR: run_random(x); return;
 	/* ---- pool ops ---- */
 	case OP_AVG_POOL2D: case OP_AVG_POOL2D_BACKWARD: case OP_ADAPTIVE_AVG_POOL2D: case OP_ADAPTIVE_AVG_POOL2D_BACKWARD: run_pool(x); return;
 	/* ---- pointwise math ops ---- */
@@ -2361,3 +2369,5 @@ EXPORT void mtemu_counters(long long *out, int n) {
 #include "emu_creation_ops.inc"
 /* ---- svd ---- */
 #include "emu_svd_ops.inc"
+/* ---- random ops ---- */
+#include "emu_random_ops.inc"

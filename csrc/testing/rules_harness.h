@@ -1,6 +1,6 @@
 /*
  * The harness of the emulator's op rule checks (emulator_<family>_rules_test.c:
- * nn, more, norm, pool, creation, svd): the ACL prototypes they call, CHECK and the
+ * nn, more, norm, pool, creation, svd, random): the ACL prototypes they call, CHECK and the
  * emulator's counters, device tensors made from host values and freed
  * together, and the REFUSED/RUN macros for an op's two phases. Each check
  * file is one program: this header holds its state (static).

@@ -13,8 +13,10 @@ import (
 // indexing ops (csrc/testing/emulator_nn_rules_test.c), of its more ops
 // (emulator_more_rules_test.c), of its norm ops (emulator_norm_rules_test.c),
 // of its pool ops (emulator_pool_rules_test.c), of its creation ops
-// (emulator_creation_rules_test.c) and of aclnnSvd (emulator_svd_rules_test.c): each op refuses what its op_api source
-// refuses, computes exactly, faults on an index out of range at the
+// (emulator_creation_rules_test.c), of aclnnSvd (emulator_svd_rules_test.c)
+// and of its random ops (emulator_random_rules_test.c): each op refuses what
+// its op_api source refuses, computes exactly (the random ops: by the
+// emulator's documented draw model), faults on an index out of range at the
 // synchronize; tensor lists and bool arrays are counted.
 // With MINDTORCH_SANITIZE=1 (make test-sanitize) the emulator and the checks
 // are built under AddressSanitizer and UBSan too.
@@ -31,7 +33,8 @@ func runNNRules(t *testing.T, dir string, flags []string) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"emulator_nn_rules_test.c", "emulator_more_rules_test.c", "emulator_norm_rules_test.c",
-		"emulator_pool_rules_test.c", "emulator_creation_rules_test.c", "emulator_svd_rules_test.c"} {
+		"emulator_pool_rules_test.c", "emulator_creation_rules_test.c", "emulator_svd_rules_test.c",
+		"emulator_random_rules_test.c"} {
 		runRulesFile(t, dir, name, flags)
 	}
 }

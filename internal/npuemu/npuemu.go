@@ -47,7 +47,11 @@ var mathOps = []string{"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Adds",
 	// Nonzero is ops-nn's index/non_zero)
 	"Dot", "Cumprod", "SearchSorted", "MaskedSelect",
 	// ---- creation ops ---- (math/range, math/lin_space)
-	"Arange", "Linspace"}
+	"Arange", "Linspace",
+	// ---- svd ---- (math/svd)
+	"Svd",
+	// ---- random ops ---- (random/dsa_random_uniform, dsa_random_normal, dsa_gen_bit_mask)
+	"InplaceUniform", "InplaceNormal", "InplaceRandom", "InplaceBernoulli", "BernoulliTensor"}
 
 // versionScript is the GNU ld version script that makes library name export
 // its symbols and nothing else.

@@ -4,12 +4,19 @@ import (
 	"sync"
 
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
+	"github.com/mindtorch/mindtorch/pkg/device"
 	"github.com/mindtorch/mindtorch/pkg/dispatch"
 )
 
 // Generator is a seedable source of random numbers: PyTorch's CPU generator
 // (mt19937), so that ManualSeed(s) followed by the same calls gives the same
-// numbers PyTorch gives. A Generator is safe for concurrent use.
+// numbers PyTorch gives, and for each NPU the counter-based (Philox) stream
+// torch_npu's NPU generator keeps, the seed and an offset per device, from
+// which the device's kernels draw. ManualSeed seeds both and restarts the
+// devices' offsets, as torch.manual_seed does; the CPU's numbers and a
+// device's differ, as in PyTorch. PyTorch keeps a generator per device and
+// refuses a CPU generator for a device's op; a Generator here serves every
+// device. A Generator is safe for concurrent use.
 //
 // A zero Generator (new(Generator)) is ready to use, seeded with PyTorch's
 // default seed 67280421310721 as torch.Generator() is. A nil *Generator
@@ -147,9 +154,38 @@ func Bernoulli(p *Tensor, opts ...Option) *Tensor {
 	if err := p.checkBounds("bernoulli"); err != nil {
 		return failed(err)
 	}
+	if err := probabilitiesValid(p); err != nil {
+		return failed(err)
+	}
 	o := collect(opts)
 	c := dispatch.NewCall(kernel.OpBernoulliTensor, p.Device(), 1, 1)
 	c.In[0] = p.operand()
 	c.Random = o.generator().source()
 	return run(c)
+}
+
+// probabilitiesValid checks, on a device, that every probability in p is in
+// [0, 1] (NaN is not), as the CPU kernel does while it reads them: the
+// devices' kernels leave other values undefined (CANN's
+// aclnnBernoulliTensor doc), and PyTorch's CUDA kernel asserts on the
+// device. The check reads one bool back.
+func probabilitiesValid(p *Tensor) error {
+	if d := p.Device().Type; d == device.CPU || d == device.Meta || p.Numel() == 0 {
+		return nil
+	}
+	var ok bool
+	var err error
+	NoGrad(func() {
+		ge, le := p.GeScalar(0), p.LeScalar(1)
+		both := ge.LogicalAnd(le)
+		all := both.All()
+		ok, err = all.ItemBool()
+		for _, x := range []*Tensor{ge, le, both, all} {
+			x.Release()
+		}
+	})
+	if err == nil && !ok {
+		err = p.opError("bernoulli", ErrArgument, "bernoulli expects all elements of the input to be in [0, 1]")
+	}
+	return err
 }

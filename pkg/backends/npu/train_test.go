@@ -92,13 +92,18 @@ func TestNNLayersOnNPU(t *testing.T) {
 }
 
 // TestCreationOnNPU makes tensors on the NPU directly: fills, ranges and
-// seeded random numbers (drawn on the host, so equal to the CPU's).
+// seeded random numbers (drawn on the device: the same after the same seed,
+// and float64 ones, drawn on the host, the CPU's).
 func TestCreationOnNPU(t *testing.T) {
 	npuOpt := torch.WithDevice("npu")
 	torch.ManualSeed(5)
-	rc := torch.Randn([]int{3, 4})
+	rc, _ := torch.Randn([]int{3, 4}, npuOpt).To("cpu")
 	torch.ManualSeed(5)
 	rd := torch.Randn([]int{3, 4}, npuOpt)
+	torch.ManualSeed(5)
+	r64 := torch.Randn([]int{3, 4}, torch.WithDType(torch.Float64))
+	torch.ManualSeed(5)
+	r64d := torch.Randn([]int{3, 4}, torch.WithDType(torch.Float64), npuOpt)
 	cases := map[string][2]*torch.Tensor{
 		"zeros":    {torch.Zeros([]int{2, 3}), torch.Zeros([]int{2, 3}, npuOpt)},
 		"ones":     {torch.Ones([]int{4}), torch.Ones([]int{4}, npuOpt)},
@@ -107,6 +112,7 @@ func TestCreationOnNPU(t *testing.T) {
 		"linspace": {torch.Linspace(0, 1, 5), torch.Linspace(0, 1, 5, npuOpt)},
 		"eye":      {torch.Eye(3), torch.Eye(3, npuOpt)},
 		"randn":    {rc, rd},
+		"randn64":  {r64, r64d},
 		"from":     {torch.FromSlice([]int32{1, 2, 3}), torch.FromSlice([]int32{1, 2, 3}, npuOpt)},
 	}
 	for name, c := range cases {
