@@ -44,9 +44,10 @@ func fans(t *torch.Tensor) (in, out int, err error) {
 }
 
 // fill runs f (the init op) on t without recording, giving t the error of a bad argument.
-// On a device without random kernels (an NPU) the values are drawn on the
-// host, from the same generator, and copied: a seeded model starts with the
-// same weights on every device.
+// On a device other than the CPU (an NPU) the values are drawn on the host,
+// from the generator's CPU stream, and copied: a seeded model starts with
+// the same weights on every device, as a PyTorch model built on the CPU and
+// moved does. (The NPU's own random kernels draw other numbers.)
 func fill(op string, t *torch.Tensor, err error, f func(x *torch.Tensor) *torch.Tensor) *torch.Tensor {
 	if e := inputErr(op, t); e != nil {
 		return torch.Failed(e)
