@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/mindtorch/mindtorch/pkg/dtype"
@@ -53,5 +54,35 @@ func TestLinspaceGolden(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d values differ", bad)
+	}
+}
+
+// TestLinspaceConversions: start and end (floats, as Python floats) are
+// converted to the dtype first, checked as PyTorch's Scalar::to checks them
+// (python3-torch 1.13): a value out of the dtype's range, or NaN for an
+// integer dtype, is refused (-5.0 for uint8 too); infinities fit the
+// floating dtypes.
+func TestLinspaceConversions(t *testing.T) {
+	for _, c := range []struct {
+		start, end float64
+		d          torch.DType
+		msg        string
+	}{
+		{0, 1e40, torch.Float32, "value cannot be converted to type float without overflow"},
+		{math.NaN(), 5, torch.Int32, "value cannot be converted to type int without overflow"},
+		{0, 300, torch.Uint8, "value cannot be converted to type uint8_t without overflow"},
+		{-300, 5, torch.Uint8, "value cannot be converted to type uint8_t without overflow"},
+		{0, 1e10, torch.Float16, "value cannot be converted to type at::Half without overflow"},
+		{-200, 100, torch.Int8, "without overflow"},
+		{-5, 10, torch.Uint8, "value cannot be converted to type uint8_t without overflow"},
+	} {
+		err := torch.Linspace(c.start, c.end, 3, torch.WithDType(c.d)).Err()
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("linspace(%g, %g, 3, %s): %v, want %q", c.start, c.end, c.d.Name(), err, c.msg)
+		}
+	}
+	v, err := torch.ToSlice[float32](torch.Linspace(0, math.Inf(1), 3))
+	if err != nil || !math.IsNaN(float64(v[0])) {
+		t.Errorf("linspace(0, inf, 3) = %v (%v), PyTorch [nan nan nan]", v, err)
 	}
 }

@@ -40,8 +40,8 @@ func linspaceKernel(c *kernel.Call) error {
 	o := &c.Out[0]
 	size := o.DType.ItemSize()
 	base := o.Data()
-	for i, v := range linspaceValues(c.Scalars[0].Float(), c.Scalars[1].Float(), c.Ints[0], o.DType) {
+	linspaceValues(c.Scalars[0].Float(), c.Scalars[1].Float(), c.Ints[0], o.DType, func(i int, v float64) {
 		storeFloat(unsafe.Add(base, i*size), o.DType, v)
-	}
+	})
 	return nil
 }

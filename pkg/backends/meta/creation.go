@@ -66,6 +66,13 @@ func rangeMeta(c *kernel.Call) error {
 	if c.DType == dtype.Bool {
 		return unsupported(c, c.DType)
 	}
+	if c.Op == kernel.OpLinspace { // start and end converted to the dtype first, checked (Scalar::to)
+		for _, s := range c.Scalars[:2] {
+			if err := s.CheckFits(c.DType); err != nil {
+				return err
+			}
+		}
+	}
 	c.ComputeDType = c.DType
 	o := &c.Out[0]
 	o.DType = c.DType
