@@ -102,20 +102,10 @@ func (s Scalar) fits(d dtype.DType) bool {
 			return s.i >= -math.MaxUint8 && s.i <= math.MaxUint8
 		}
 		return s.in(0, math.MaxUint8)
-	case dtype.Int8:
-		return s.in(math.MinInt8, math.MaxInt8)
-	case dtype.Int16:
-		return s.in(math.MinInt16, math.MaxInt16)
-	case dtype.Int32:
-		return s.in(math.MinInt32, math.MaxInt32)
-	case dtype.Int64:
-		return s.in(math.MinInt64, math.MaxInt64)
-	case dtype.Float16:
-		return s.f >= -65504 && s.f <= 65504
-	case dtype.BFloat16:
-		return s.f >= -3.3895313892515355e38 && s.f <= 3.3895313892515355e38
-	case dtype.Float32:
-		return s.f >= -math.MaxFloat32 && s.f <= math.MaxFloat32
+	case dtype.Int8, dtype.Int16, dtype.Int32, dtype.Int64:
+		return s.in(d.IntRange())
+	case dtype.Float16, dtype.BFloat16, dtype.Float32:
+		return s.f >= -d.MaxFloat() && s.f <= d.MaxFloat()
 	}
 	return true
 }

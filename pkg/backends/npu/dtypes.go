@@ -353,6 +353,24 @@ func checkDTypes(op int, ops []*kernel.Operand) error {
 	return nil
 }
 
+// notOnInference are the ops whose docs mark the Atlas inference chips
+// (Ascend310P*) unsupported, though their op_api sources may not check the
+// SoC: aclnnLayerNorm&aclnnLayerNormWithImplMode.md, aclnnGroupNormBackward.md,
+// aclnnInplaceNormal.md, aclnnInplaceRandom.md,
+// aclnnBernoulli&aclnnInplaceBernoulli.md,
+// aclnnBernoulliTensor&aclnnInplaceBernoulliTensor.md.
+var notOnInference = map[int]bool{npushim.LayerNorm: true, npushim.GroupNormBackward: true,
+	npushim.InplaceNormal: true, npushim.InplaceRandom: true, npushim.InplaceBernoulli: true, npushim.BernoulliTensor: true}
+
+// onThisChip declines (ErrNotImplemented) an op of notOnInference on an
+// Atlas inference chip.
+func onThisChip(op int) error {
+	if notOnInference[op] && strings.HasPrefix(state.soc, "Ascend310P") {
+		return kernel.Errorf(kernel.ErrNotImplemented, "%s is not supported on %s", opRules[op].name, socName())
+	}
+	return nil
+}
+
 // socName is the SoC for messages.
 func socName() string {
 	if state.soc == "" {

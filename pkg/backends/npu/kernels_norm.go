@@ -2,7 +2,6 @@ package npu
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/mindtorch/mindtorch/cgo/npushim"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -41,16 +40,11 @@ func normOptional(name string) bool {
 	return false
 }
 
-// notOnInference are the norm ops whose docs mark the Atlas inference
-// chips (Ascend310P*) unsupported: aclnnLayerNorm&aclnnLayerNormWithImplMode.md,
-// aclnnGroupNormBackward.md.
-var notOnInference = map[int]bool{npushim.LayerNorm: true, npushim.GroupNormBackward: true}
-
 // normLaunch is launch for the ops of this file: it declines an op on a chip
 // its doc does not list first.
 func normLaunch(c *kernel.Call, op int, a *npushim.Attrs, ops ...*kernel.Operand) error {
-	if notOnInference[op] && strings.HasPrefix(state.soc, "Ascend310P") {
-		return kernel.Errorf(kernel.ErrNotImplemented, "%s is not supported on %s", opRules[op].name, socName())
+	if err := onThisChip(op); err != nil {
+		return err
 	}
 	return launch(c, op, a, ops...)
 }

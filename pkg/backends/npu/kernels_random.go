@@ -1,8 +1,6 @@
 package npu
 
 import (
-	"strings"
-
 	"github.com/mindtorch/mindtorch/cgo/npushim"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
 	"github.com/mindtorch/mindtorch/pkg/device"
@@ -44,13 +42,6 @@ var randomExact = map[kernel.OpID]dset{
 	kernel.OpBernoulliTensor: bernoulliProb,
 }
 
-// notOnInferenceChips are the random ops whose docs mark the Atlas
-// inference chips (Ascend310P*) unsupported: aclnnInplaceNormal.md,
-// aclnnInplaceRandom.md, aclnnBernoulli&aclnnInplaceBernoulli.md,
-// aclnnBernoulliTensor&aclnnInplaceBernoulliTensor.md.
-var notOnInferenceChips = map[int]bool{npushim.InplaceNormal: true, npushim.InplaceRandom: true,
-	npushim.InplaceBernoulli: true, npushim.BernoulliTensor: true}
-
 func init() {
 	kernel.Register(kernel.OpUniform, device.NPU, uniformKernel)
 	kernel.Register(kernel.OpNormal, device.NPU, normalKernel)
@@ -63,12 +54,13 @@ func init() {
 // calls: each is optional (without it the op draws on the host), so
 // SymbolsOK does not require it.
 func randomOptional(name string) bool {
-	for op := range notOnInferenceChips {
+	for _, op := range []int{npushim.InplaceUniform, npushim.InplaceNormal, npushim.InplaceRandom,
+		npushim.InplaceBernoulli, npushim.BernoulliTensor} {
 		if name == opRules[op].name {
 			return true
 		}
 	}
-	return name == opRules[npushim.InplaceUniform].name
+	return false
 }
 
 func uniformKernel(c *kernel.Call) error {
@@ -151,8 +143,8 @@ func draw(c *kernel.Call, op int, a *npushim.Attrs, unroll int64, ops ...*kernel
 		return kernel.Errorf(kernel.ErrNotImplemented, "%s of %s is drawn on the host: the NPU's kernel does not draw "+
 			"it as PyTorch does", c.Op, o.DType.Name())
 	}
-	if notOnInferenceChips[op] && strings.HasPrefix(state.soc, "Ascend310P") {
-		return kernel.Errorf(kernel.ErrNotImplemented, "%s is not supported on %s", opRules[op].name, socName())
+	if err := onThisChip(op); err != nil {
+		return err
 	}
 	if !npushim.OpAvailable(op) {
 		return kernel.Errorf(kernel.ErrNotImplemented, "%s is not in this CANN", opRules[op].name)
@@ -195,12 +187,10 @@ const (
 // those of the halves a kernel splits a tensor into when it cannot index
 // it in 32 bits.
 func counterOffset(o *kernel.Operand, unroll int64) uint64 {
-	n := kernel.Numel(o.Shape)
-	shape, strides := append([]int(nil), o.Shape...), append([]int(nil), o.Strides...)
-	size := int64(o.DType.ItemSize())
-	total := callCounters(int64(n), unroll)
-	if !index32(shape, strides, int64(n), size) {
-		total += splitCounters(shape, strides, int64(n), size, unroll)
+	n, size := int64(kernel.Numel(o.Shape)), int64(o.DType.ItemSize())
+	total := callCounters(n, unroll)
+	if !index32(o.Shape, o.Strides, n, size) {
+		total += splitCounters(o.Shape, o.Strides, n, size, unroll)
 	}
 	return uint64(total)
 }
