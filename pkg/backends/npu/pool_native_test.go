@@ -252,25 +252,6 @@ func trainPooled(t *testing.T, dev string, steps int) []float64 {
 // a network trained on the NPU, natively forward and backward, give the
 // CPU's losses.
 func TestPooledNetTrainsOnNPUAsOnCPU(t *testing.T) {
-	ops := []kernel.OpID{kernel.OpAvgPool2d, kernel.OpAvgPool2dBackward, kernel.OpAdaptiveAvgPool2d, kernel.OpAdaptiveAvgPool2dBackward}
-	var before [4]dispatch.Counts
-	for i, op := range ops {
-		before[i] = dispatch.CountsOf(op, device.NPU)
-	}
-	cpu := trainPooled(t, "cpu", 8)
-	npu := trainPooled(t, "npu", 8)
-	for i := range cpu {
-		if math.Abs(npu[i]-cpu[i]) > 1e-5*math.Abs(cpu[i]) {
-			t.Errorf("step %d: loss %.8g on the NPU, %.8g on the CPU", i, npu[i], cpu[i])
-		}
-	}
-	if !(cpu[7] < cpu[0]) {
-		t.Errorf("the loss did not fall: %v -> %v", cpu[0], cpu[7])
-	}
-	for i, op := range ops {
-		if c := dispatch.CountsOf(op, device.NPU); c.Native != before[i].Native+8 || c.Total() != before[i].Total()+8 {
-			t.Errorf("%s: not native in every step: %v, before %v", op, c, before[i])
-		}
-	}
-	settle(t)
+	trainsNativelyAsOnCPU(t, []kernel.OpID{kernel.OpAvgPool2d, kernel.OpAvgPool2dBackward, kernel.OpAdaptiveAvgPool2d,
+		kernel.OpAdaptiveAvgPool2dBackward}, 8, 1e-5, trainPooled)
 }
