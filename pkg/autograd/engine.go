@@ -19,6 +19,14 @@ type Options struct {
 	// Capture, when not nil, asks for the gradients arriving at these
 	// outputs; they are returned and leaves' accumulators do not run.
 	Capture []Edge
+	// Memory, with Free, lets the pass free the gradients only it holds
+	// (see ledger.go): it names the memory a gradient uses (gradients that
+	// share memory, views of one another, have equal keys; nil for none)
+	// and says whether that memory was made during the pass. Free releases
+	// a gradient's memory. Without them, or with CreateGraph, the garbage
+	// collector frees gradients.
+	Memory func(Value) (key any, fresh bool)
+	Free   func(Value)
 }
 
 // Backward propagates grads[i] from roots[i] through the graph: every node
@@ -27,7 +35,7 @@ type Options struct {
 // With opt.Capture it returns the captured gradients (nil where none
 // arrived).
 func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
-	p := pass{states: make([]nodeState, 0, 8)}
+	p := pass{states: make([]nodeState, 0, 8), ledger: newLedger(opt)}
 	p.count(roots)
 	for i, r := range roots {
 		if r.Node != nil && grads[i] != nil {
@@ -66,10 +74,17 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 		if in == nil {
 			in = make([]Value, n.outputs)
 		}
-		n.runHooks(in)
-		outs, err := run(n, in, capture, captured, opt)
+		if n.hasHooks() { // a hook may keep what it is given or returns
+			p.disownAll(in)
+			n.runHooks(in)
+			p.disownAll(in)
+		}
+		outs, err := p.run(n, in, capture, captured, opt)
 		if err != nil {
 			return nil, err
+		}
+		for _, g := range outs { // held until every edge has its share
+			p.ledger.hold(g)
 		}
 		for i, e := range n.next {
 			if e.Node == nil {
@@ -85,8 +100,21 @@ func Backward(roots []Edge, grads []Value, opt Options) ([]Value, error) {
 				ready = append(ready, e.Node)
 			}
 		}
+		for _, g := range outs {
+			p.ledger.drop(g)
+		}
+		for _, g := range in {
+			p.ledger.drop(g)
+		}
 	}
 	return captured, nil
+}
+
+// disownAll takes every gradient of vs out of the pass's hands.
+func (p *pass) disownAll(vs []Value) {
+	for _, v := range vs {
+		p.ledger.disown(v)
+	}
 }
 
 // smallGraph is the number of nodes up to which a pass finds a node's
@@ -98,6 +126,7 @@ const smallGraph = 16
 type pass struct {
 	states []nodeState   // of the reachable nodes, in the order found
 	index  map[*Node]int // position in states, once there are more than smallGraph
+	ledger ledger        // what the pass may free
 }
 
 type nodeState struct {
@@ -184,15 +213,19 @@ func (p *pass) add(e Edge, g Value, sum func(a, b Value) (Value, error)) error {
 	}
 	if st.buf[e.Slot] == nil {
 		st.buf[e.Slot] = g
+		p.ledger.hold(g)
 		return nil
 	}
-	v, err := sum(st.buf[e.Slot], g)
+	old := st.buf[e.Slot]
+	v, err := sum(old, g)
 	st.buf[e.Slot] = v
+	p.ledger.hold(v)
+	p.ledger.drop(old)
 	return err
 }
 
 // run applies node n to the gradients of its outputs.
-func run(n *Node, in []Value, capture map[Edge]int, captured []Value, opt Options) ([]Value, error) {
+func (p *pass) run(n *Node, in []Value, capture map[Edge]int, captured []Value, opt Options) ([]Value, error) {
 	got := false
 	for slot, g := range in {
 		if g == nil {
@@ -201,9 +234,20 @@ func run(n *Node, in []Value, capture map[Edge]int, captured []Value, opt Option
 		got = true
 		if i, ok := capture[Edge{n, slot}]; ok {
 			captured[i] = g
+			p.ledger.disown(g)
 		}
 	}
 	if !got || (n.leaf && capture != nil) {
+		return nil, nil
+	}
+	if n.leaf {
+		kept, err := n.accumulate(in[0], p.ledger.sole(in[0]))
+		if kept {
+			p.ledger.disown(in[0])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.name, err)
+		}
 		return nil, nil
 	}
 	n.mu.Lock()

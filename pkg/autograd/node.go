@@ -39,6 +39,7 @@ type Node struct {
 	outputs int
 	fn      Function
 	leaf    bool
+	acc     func(g Value, yours bool) (kept bool, err error) // a leaf's
 
 	mu    sync.Mutex                  // guards fn and hooks
 	hooks map[int][]func(Value) Value // by output slot
@@ -59,12 +60,16 @@ func InitNode(n *Node, name string, outputs int, next []Edge, fn Function) {
 }
 
 // NewAccumulator makes the node of a leaf: it receives the leaf's gradient
-// and hands it to accumulate (which adds it into the leaf's grad). Grad
-// captures the gradient instead of calling it.
-func NewAccumulator(accumulate func(g Value) error) *Node {
-	return &Node{name: "AccumulateGrad", outputs: 1, leaf: true,
-		fn: BackwardFunc(func(g []Value, _ bool) ([]Value, error) { return nil, accumulate(g[0]) })}
+// and hands it to accumulate (which adds it into the leaf's grad). yours
+// says that nothing but the pass holds g (see Options.Memory), so that
+// accumulate may keep g itself instead of a copy; it reports whether it
+// did. Grad captures the gradient instead of calling accumulate.
+func NewAccumulator(accumulate func(g Value, yours bool) (kept bool, err error)) *Node {
+	return &Node{name: "AccumulateGrad", outputs: 1, leaf: true, acc: accumulate}
 }
+
+// accumulate hands g to a leaf's accumulator.
+func (n *Node) accumulate(g Value, yours bool) (bool, error) { return n.acc(g, yours) }
 
 // Name is the node's name, as PyTorch's grad_fn.name().
 func (n *Node) Name() string { return n.name }
@@ -86,6 +91,13 @@ func (n *Node) AddHook(slot int, h func(Value) Value) {
 		n.hooks = map[int][]func(Value) Value{}
 	}
 	n.hooks[slot] = append(n.hooks[slot], h)
+}
+
+// hasHooks reports whether any hook is registered on the node.
+func (n *Node) hasHooks() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.hooks) > 0
 }
 
 // runHooks applies the hooks of each slot to its gradient.

@@ -71,6 +71,13 @@ func Eager(f func()) {
 	current.With(nil, f)
 }
 
+// Pipelined reports whether the calling goroutine's ops are captured by a
+// pipeline.
+func Pipelined() bool {
+	pl, _ := current.Get()
+	return pl != nil
+}
+
 // FlushCurrent flushes the calling goroutine's pipeline, if it has one
 // (see Flush); nil otherwise.
 func FlushCurrent() error {

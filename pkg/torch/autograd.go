@@ -127,7 +127,7 @@ func (t *Tensor) RetainGrad() *Tensor {
 	}
 	t.retainsGrad = true
 	t.gradFn.AddHook(0, func(g autograd.Value) autograd.Value {
-		if err := t.accumulate(g.(*Tensor)); err != nil {
+		if _, err := t.accumulate(g.(*Tensor), false); err != nil {
 			return failed(err)
 		}
 		return g
@@ -197,18 +197,20 @@ func (t *Tensor) Detach_() *Tensor {
 // gradient of another dtype is cast to t's, as PyTorch's engine does; one
 // of another shape, or a failed addition, is an error and leaves t.grad as
 // it was.
-func (t *Tensor) accumulate(g *Tensor) error {
+func (t *Tensor) accumulate(g *Tensor, yours bool) (kept bool, err error) {
 	if g.err != nil {
-		return g.err
+		return false, g.err
 	}
 	if !slices.Equal(g.shape, t.shape) {
-		return NewError("backward", ErrShape, []*Tensor{t, g}, "invalid gradient: got %s but expected shape compatible with %s",
+		return false, NewError("backward", ErrShape, []*Tensor{t, g}, "invalid gradient: got %s but expected shape compatible with %s",
 			kernel.ShapeString(g.shape), kernel.ShapeString(t.shape))
 	}
+	own := false // g is a tensor t may keep
 	if g.dtype != t.dtype {
 		if g = g.ToDType(t.dtype); g.err != nil {
-			return g.err
+			return false, g.err
 		}
+		own = true
 	}
 	var mu = accumulateLock(t)
 	mu.Lock()
@@ -216,10 +218,15 @@ func (t *Tensor) accumulate(g *Tensor) error {
 	var sum *Tensor
 	switch {
 	case t.grad == nil:
-		if g.requiresGrad {
+		switch {
+		case g.requiresGrad:
 			sum = g
-		} else if sum = g.Contiguous(); sum == g {
-			sum = g.Clone()
+		case (own || yours) && g.wholeStorage():
+			sum, kept = g, !own
+		default:
+			if sum = g.Contiguous(); sum == g {
+				sum = g.Clone()
+			}
 		}
 	case g.requiresGrad || t.grad.requiresGrad:
 		sum = t.grad.Add(g)
@@ -227,13 +234,21 @@ func (t *Tensor) accumulate(g *Tensor) error {
 		sum = t.grad.Add_(g)
 	}
 	if sum.err != nil {
-		return sum.err
+		return false, sum.err
 	}
 	if sum.storage != nil {
 		dispatch.Keep(sum.storage.mem) // read later for sure: a pipeline stores it
 	}
 	t.grad = sum
-	return nil
+	return kept, nil
+}
+
+// wholeStorage reports whether t is contiguous and spans its whole storage:
+// a gradient that a leaf may keep as it is (a view of a larger storage
+// would keep all of it alive).
+func (t *Tensor) wholeStorage() bool {
+	return t.IsContiguous() && t.offset == 0 && t.storage != nil && t.storage.mem != nil &&
+		t.storage.mem.Nbytes() == t.Numel()*t.dtype.ItemSize()
 }
 
 // BackwardOptions control a backward pass.
@@ -394,7 +409,7 @@ func onesFor(t *Tensor) *Tensor {
 }
 
 func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Options {
-	return autograd.Options{
+	opt := autograd.Options{
 		RetainGraph: retain,
 		CreateGraph: create,
 		Capture:     capture,
@@ -403,4 +418,16 @@ func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Option
 			return s, s.err
 		},
 	}
+	if !dispatch.Pipelined() { // a pipeline frees its calls' outputs by itself
+		start := storageClock.Load()
+		opt.Memory = func(v autograd.Value) (any, bool) {
+			t, _ := v.(*Tensor)
+			if t == nil || t.err != nil || t.storage == nil || t.storage.mem == nil {
+				return nil, false
+			}
+			return kernel.AliasKey(t.storage.mem), t.storage.born > start
+		}
+		opt.Free = func(v autograd.Value) { v.(*Tensor).Release() }
+	}
+	return opt
 }

@@ -210,7 +210,7 @@ func (t *Tensor) gradEdge() autograd.Edge {
 	if n := t.accumulator.Load(); n != nil {
 		return autograd.Edge{Node: n}
 	}
-	n := autograd.NewAccumulator(func(g autograd.Value) error { return t.accumulate(g.(*Tensor)) })
+	n := autograd.NewAccumulator(func(g autograd.Value, yours bool) (bool, error) { return t.accumulate(g.(*Tensor), yours) })
 	if !t.accumulator.CompareAndSwap(nil, n) {
 		n = t.accumulator.Load()
 	}

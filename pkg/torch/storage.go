@@ -21,9 +21,15 @@ import (
 type UntypedStorage struct {
 	mem     kernel.Memory
 	version atomic.Int64 // bumped by every in-place write (autograd checks it)
+	born    uint64       // when it was made (storageClock): a backward pass frees what it made
 }
 
-func newStorage(m kernel.Memory) *UntypedStorage { return &UntypedStorage{mem: m} }
+// storageClock counts the storages made.
+var storageClock atomic.Uint64
+
+func newStorage(m kernel.Memory) *UntypedStorage {
+	return &UntypedStorage{mem: m, born: storageClock.Add(1)}
+}
 
 // NewUntypedStorage allocates nbytes of zeroed bytes on the device of opts
 // (the CPU by default).

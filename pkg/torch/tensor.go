@@ -19,19 +19,19 @@ import (
 // error, every op on it passes the error on without work, and Err and the
 // terminal calls (Item, ToSlice, To, ...) report it.
 type Tensor struct {
-	storage *UntypedStorage
-	dtype   DType
-	shape   []int
-	strides []int
-	offset  int
-	err     error
-	base    *Tensor // the tensor t is a view of (nil when t owns its storage's layout)
-
+	storage      *UntypedStorage
+	dtype        DType
 	requiresGrad bool
 	retainsGrad  bool
-	gradFn       *autograd.Node                // the op that made t; nil for leaves
-	grad         *Tensor                       // accumulated gradient (leaves, RetainGrad)
-	accumulator  atomic.Pointer[autograd.Node] // a leaf's AccumulateGrad node, made on first use
+	shape        []int
+	strides      []int
+	offset       int
+	err          error
+	base         *Tensor // the tensor t is a view of (nil when t owns its storage's layout)
+
+	gradFn      *autograd.Node                // the op that made t; nil for leaves
+	grad        *Tensor                       // accumulated gradient (leaves, RetainGrad)
+	accumulator atomic.Pointer[autograd.Node] // a leaf's AccumulateGrad node, made on first use
 
 	dims [8]int // inline backing of shape and strides up to 4 dims
 }
@@ -75,7 +75,7 @@ func (both *tensorAndStorage) wrap(o *kernel.Operand) *Tensor {
 }
 
 func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
-	both.s.mem = m
+	both.s.mem, both.s.born = m, storageClock.Add(1)
 	t := &both.t
 	t.storage, t.dtype, t.offset = &both.s, dt, offset
 	t.setLayout(shape, strides)
