@@ -40,7 +40,7 @@ def read(path):
 def twin(name):
     """The PyTorch benchmark a Go benchmark is timed against, and the case
     whose checksum it shares."""
-    for mode, suffix in (("/gc", ""), ("/released", ""), ("/into", "/out")):
+    for mode, suffix in (("/gc", ""), ("/released", ""), ("/tidy", ""), ("/into", "/out")):
         if name.endswith(mode):
             base = name[: -len(mode)]
             return base + suffix, base
@@ -116,7 +116,8 @@ def main():
            "(sum of magnitudes) of one result per case computed by each side, within 1e-3.", "",
            "Modes of the cases of internal/benchsuite: `gc` leaves every result to the garbage collector "
            "(Go code as usually written, nothing released by hand), `released` calls `Release` on each result "
-           "(what PyTorch does when the last reference goes), `into` writes into one tensor with `torch.Into` "
+           "(what PyTorch does when the last reference goes), `tidy` runs each step inside `torch.Tidy`, which "
+           "releases what the step made (TensorFlow.js's tf.tidy), `into` writes into one tensor with `torch.Into` "
            "(PyTorch's `out=`, timed against `out=`). The older benchmarks of pkg/torch: `Pointwise` leaves "
            "results to the collector, `PointwiseReleased` releases them, `PointwiseOut` writes with `Into`.", "",
            "## Reproduce", "", "```sh",

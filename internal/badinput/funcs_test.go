@@ -24,6 +24,7 @@ func tensorFuncs() []callable {
 		fn("torch.ThresholdBackward", torch.ThresholdBackward),
 		fn("torch.CheckGrad", torch.CheckGrad),
 		fn("torch.Grad", torch.Grad),
+		fn("torch.Keep", torch.Keep),
 		fn("torch.ToSlice", torch.ToSlice[float32]),
 		fn("torch.Equal", torch.Equal),
 		fn("torch.EqualErr", torch.EqualErr),

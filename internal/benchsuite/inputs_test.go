@@ -48,6 +48,11 @@ func modes(b *testing.B, step func() []*torch.Tensor, into func()) {
 			}
 		}
 	})
+	b.Run("tidy", func(b *testing.B) {
+		for b.Loop() {
+			_ = torch.Tidy(func() error { step(); return nil })
+		}
+	})
 	if into != nil {
 		b.Run("into", func(b *testing.B) {
 			for b.Loop() {

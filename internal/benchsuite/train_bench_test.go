@@ -75,6 +75,11 @@ func benchTrain(b *testing.B, newOpt func([]*torch.Tensor) (optim.Optimizer, err
 			step()
 		}
 	})
+	b.Run("tidy", func(b *testing.B) {
+		for b.Loop() {
+			_ = torch.Tidy(func() error { step(); return nil })
+		}
+	})
 }
 
 // BenchmarkTrainSGD is a training step with SGD (lr 0.01, momentum 0.9).
@@ -100,17 +105,24 @@ func BenchmarkInference(b *testing.B) {
 	var y *torch.Tensor
 	autograd.NoGrad(func() { y = m.forward(x) })
 	checksum(b, y)
-	b.Run("gc", func(b *testing.B) {
-		var times []time.Duration
-		autograd.NoGrad(func() {
-			for b.Loop() {
-				t := time.Now()
-				m.forward(x)
-				times = append(times, time.Since(t))
-			}
+	for _, tidy := range []bool{false, true} {
+		name := map[bool]string{false: "gc", true: "tidy"}[tidy]
+		b.Run(name, func(b *testing.B) {
+			var times []time.Duration
+			autograd.NoGrad(func() {
+				for b.Loop() {
+					t := time.Now()
+					if tidy {
+						_ = torch.Tidy(func() error { m.forward(x); return nil })
+					} else {
+						m.forward(x)
+					}
+					times = append(times, time.Since(t))
+				}
+			})
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds()), "p99-ns")
 		})
-		slices.Sort(times)
-		b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")
-		b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds()), "p99-ns")
-	})
+	}
 }

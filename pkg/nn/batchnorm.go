@@ -55,6 +55,7 @@ func newNorm(n int, affine, track bool, opts []torch.Option) *BatchNorm1d {
 		b.RunningMean = torch.Zeros([]int{n}, opts...)
 		b.RunningVar = torch.Ones([]int{n}, opts...)
 		b.NumBatchesTracked = torch.Zeros(nil, append(append([]torch.Option(nil), opts...), torch.WithDType(torch.Int64))...)
+		torch.Keep(b.RunningMean, b.RunningVar, b.NumBatchesTracked) // buffers outlive any torch.Tidy
 	}
 	return b
 }

@@ -41,6 +41,7 @@ func (o *Adagrad) initState(ps []*torch.Tensor, init float64) error {
 		if err := sum.Err(); err != nil {
 			return err
 		}
+		torch.Keep(sum) // state outlives any torch.Tidy
 		o.state[p] = &paramState{muProduct: 1, bufs: map[string]*torch.Tensor{"sum": sum}}
 	}
 	return nil

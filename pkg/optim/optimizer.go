@@ -47,6 +47,7 @@ func (s *paramState) buffer(name string, init func() *torch.Tensor) *torch.Tenso
 	b := s.bufs[name]
 	if b == nil {
 		b = init()
+		torch.Keep(b) // state outlives any torch.Tidy the step runs in
 		s.bufs[name] = b
 	}
 	return b

@@ -40,6 +40,7 @@ func sgdUpdate(s *settings, st *paramState, p, d *torch.Tensor) error {
 		b := st.bufs["momentum_buffer"]
 		if b == nil {
 			b = d.Clone()
+			torch.Keep(b) // state outlives any torch.Tidy the step runs in
 			st.bufs["momentum_buffer"] = b
 		} else {
 			b.MulScalar_(s.momentum).AddAlpha_(d, 1-s.dampening)

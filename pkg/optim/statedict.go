@@ -177,6 +177,7 @@ func loadParamState(name string, id int, p *torch.Tensor, saved map[string]*torc
 		if err := b.Err(); err != nil {
 			return nil, fmt.Errorf("%s: state %q of parameter %d: %w", name, k, id, err)
 		}
+		torch.Keep(b) // state outlives any torch.Tidy
 		st.bufs[k] = b
 	}
 	return st, nil

@@ -73,7 +73,10 @@ func (t *Tensor) SetGrad(g *Tensor) error {
 	}
 	mu := accumulateLock(t)
 	mu.Lock()
-	t.grad = g
+	if g == nil && t.gradMade && t.grad != nil && t.grad.storage != nil {
+		madeInScope(t.grad.storage) // dropped inside a Tidy: the scope's to release
+	}
+	t.grad, t.gradMade = g, false
 	mu.Unlock()
 	return nil
 }
@@ -239,7 +242,11 @@ func (t *Tensor) accumulate(g *Tensor, yours bool) (kept bool, err error) {
 	if sum.storage != nil {
 		dispatch.Keep(sum.storage.mem) // read later for sure: a pipeline stores it
 	}
-	t.grad = sum
+	Keep(sum)          // and no Tidy scope releases it
+	if sum != t.grad { // a new gradient (an in-place sum keeps the tensor SetGrad may have given)
+		// made here, or the pass's own: not a gradient the caller passed in
+		t.grad, t.gradMade = sum, sum != g || kept || own
+	}
 	return kept, nil
 }
 

@@ -12,7 +12,7 @@ import (
 // chainLoss is ((x*2).relu()*3).sum() of a leaf x of n x n floats: three
 // gradients of x's size flow back to x.
 func chainLoss(n int) (x, loss *torch.Tensor) {
-	x = torch.Arange(float64(n*n)).Reshape(n, n).SubScalar(float64(n*n/2)).RequiresGrad_(true)
+	x = torch.Arange(float64(n*n)).Reshape(n, n).SubScalar(float64(n * n / 2)).RequiresGrad_(true)
 	return x, x.MulScalar(2).Relu().MulScalar(3).Sum()
 }
 

@@ -124,7 +124,7 @@ func (t *Tensor) emptyLayout(dt DType, dev Device) *Tensor {
 	if err != nil {
 		return t.fail("empty_like", err)
 	}
-	return newTensor(newStorage(m), dt, t.shape, likeStrides(t), 0)
+	return newTensor(newMadeStorage(m), dt, t.shape, likeStrides(t), 0)
 }
 
 // Clone returns a copy of t with its own storage (laid out as t when t is
@@ -156,7 +156,7 @@ func (t *Tensor) Contiguous() *Tensor {
 	if err != nil {
 		return t.fail("contiguous", err)
 	}
-	out := newTensor(newStorage(m), t.dtype, t.shape, t.strides, 0)
+	out := newTensor(newMadeStorage(m), t.dtype, t.shape, t.strides, 0)
 	kernel.ContiguousStrides(out.shape, out.strides)
 	return out.copyFrom(t, out.Device(), "CloneBackward0")
 }

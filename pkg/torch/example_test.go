@@ -97,3 +97,36 @@ func ExampleTensor_Index() {
 	//         [ 0.,  0.,  0., -1.]])
 	// tensor([ 1., -1., -1.])
 }
+
+// Tidy releases what a loop's step made, so that the next step reuses the
+// memory while it is still in the processor's caches, as in PyTorch.
+func ExampleTidy() {
+	x := torch.Ones([]int{1000})
+	var total float64
+	for step := 0; step < 3; step++ {
+		err := torch.Tidy(func() error {
+			y := x.MulScalar(float64(step)).AddScalar(1).Relu() // released when Tidy returns
+			s, err := y.Sum().Item()
+			total += s
+			return err
+		})
+		if err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println(total)
+	// Output: 6000
+}
+
+// Keep exempts a result from its Tidy scope.
+func ExampleKeep() {
+	var kept *torch.Tensor
+	_ = torch.Tidy(func() error {
+		tmp := torch.Arange(4)
+		kept = tmp.MulScalar(2)
+		torch.Keep(kept)
+		return nil
+	})
+	fmt.Println(kept)
+	// Output: tensor([0, 2, 4, 6])
+}

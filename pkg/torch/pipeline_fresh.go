@@ -22,7 +22,7 @@ func (t *Tensor) clonePending() (out *Tensor, ok bool) {
 	case err != nil:
 		return t.fail("clone", err), true
 	}
-	out = newTensor(newStorage(c.Out[0].Mem), t.dtype, t.shape, strides, 0)
+	out = newTensor(newMadeStorage(c.Out[0].Mem), t.dtype, t.shape, strides, 0)
 	if recording(t) {
 		recordCopy(out, t, "CloneBackward0")
 	}

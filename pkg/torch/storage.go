@@ -31,6 +31,14 @@ func newStorage(m kernel.Memory) *UntypedStorage {
 	return &UntypedStorage{mem: m, born: storageClock.Add(1)}
 }
 
+// newMadeStorage is newStorage for memory an op just allocated: a Tidy
+// scope releases it.
+func newMadeStorage(m kernel.Memory) *UntypedStorage {
+	s := newStorage(m)
+	madeInScope(s)
+	return s
+}
+
 // NewUntypedStorage allocates nbytes of zeroed bytes on the device of opts
 // (the CPU by default).
 func NewUntypedStorage(nbytes int, opts ...Option) (*UntypedStorage, error) {

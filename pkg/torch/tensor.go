@@ -23,6 +23,7 @@ type Tensor struct {
 	dtype        DType
 	requiresGrad bool
 	retainsGrad  bool
+	gradMade     bool // grad was made by backward passes, not given by SetGrad
 	shape        []int
 	strides      []int
 	offset       int
@@ -76,6 +77,7 @@ func (both *tensorAndStorage) wrap(o *kernel.Operand) *Tensor {
 
 func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
 	both.s.mem, both.s.born = m, storageClock.Add(1)
+	madeInScope(&both.s)
 	t := &both.t
 	t.storage, t.dtype, t.offset = &both.s, dt, offset
 	t.setLayout(shape, strides)
@@ -311,6 +313,7 @@ func (t *Tensor) RequiresGrad_(on bool) *Tensor {
 	}
 	if on && t.gradFn == nil && t.storage != nil {
 		dispatch.Keep(t.storage.mem) // a parameter: read again, a pipeline stores it
+		Keep(t)                      // and no Tidy scope releases it
 	}
 	t.requiresGrad = on
 	return t
