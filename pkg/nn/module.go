@@ -335,6 +335,7 @@ func RegisterBuffer(m Module, name string, t *torch.Tensor, persistent bool) err
 	if err := inputErr("register_buffer", t); err != nil {
 		return err
 	}
+	torch.Keep(t) // a buffer outlives any torch.Tidy
 	e := entry{name: name, kind: buffer, tensor: t}
 	if !persistent {
 		e.kind = transient
@@ -714,6 +715,7 @@ func convertOne(t *torch.Tensor, f func(*torch.Tensor) (*torch.Tensor, error), r
 			return nil, err
 		}
 	}
+	torch.Keep(data, grad) // a module's tensors outlive any torch.Tidy
 	if grad != nil && (grad != t.Grad() || out != t) {
 		if err := out.SetGrad(grad); err != nil {
 			return nil, err

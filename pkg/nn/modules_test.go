@@ -376,3 +376,24 @@ func TestOddModulesDoNotPanic(t *testing.T) {
 		t.Error("nil module converted")
 	}
 }
+
+// A module converted inside torch.Tidy keeps its converted tensors.
+func TestConvertInsideTidyKeepsTheModule(t *testing.T) {
+	m := nn.NewSequential(nn.NewLinear(3, 2), nn.NewBatchNorm1d(2, true, true))
+	if err := m.Forward(torch.Ones([]int{4, 3})).Sum().Backward(); err != nil {
+		t.Fatal(err)
+	}
+	if err := torch.Tidy(func() error { return nn.ToDType(m, torch.Float64) }); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range nn.StateDict(m) {
+		if err := p.AddScalar(0).Err(); err != nil {
+			t.Errorf("%s after ToDType inside Tidy: %v", name, err)
+		}
+	}
+	for i, p := range nn.Parameters(m) {
+		if err := p.Grad().AddScalar(0).Err(); err != nil {
+			t.Errorf("gradient of parameter %d after ToDType inside Tidy: %v", i, err)
+		}
+	}
+}

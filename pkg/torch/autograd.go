@@ -74,7 +74,7 @@ func (t *Tensor) SetGrad(g *Tensor) error {
 	mu := accumulateLock(t)
 	mu.Lock()
 	if g == nil && t.gradMade && t.grad != nil && t.grad.storage != nil {
-		madeInScope(t.grad.storage) // dropped inside a Tidy: the scope's to release
+		dropGrad(t.grad.storage) // dropped inside a Tidy: the scope's to release
 	}
 	t.grad, t.gradMade = g, false
 	mu.Unlock()
@@ -195,12 +195,15 @@ func (t *Tensor) Detach_() *Tensor {
 }
 
 // accumulate adds g into t.grad: the first gradient is copied (it may be
-// shared with other tensors or a broadcast view), later ones are added in
+// shared with other tensors or a broadcast view) unless yours says the
+// backward pass alone holds it (then t keeps it, and kept says so to the
+// pass, as it does for a differentiable g kept as is), later ones are added in
 // place, or out of place when g is itself differentiable (create_graph). A
 // gradient of another dtype is cast to t's, as PyTorch's engine does; one
 // of another shape, or a failed addition, is an error and leaves t.grad as
 // it was.
 func (t *Tensor) accumulate(g *Tensor, yours bool) (kept bool, err error) {
+	given := g
 	if g.err != nil {
 		return false, g.err
 	}
@@ -225,7 +228,7 @@ func (t *Tensor) accumulate(g *Tensor, yours bool) (kept bool, err error) {
 		case g.requiresGrad:
 			sum = g
 		case (own || yours) && g.wholeStorage():
-			sum, kept = g, !own
+			sum = g
 		default:
 			if sum = g.Contiguous(); sum == g {
 				sum = g.Clone()
@@ -242,12 +245,14 @@ func (t *Tensor) accumulate(g *Tensor, yours bool) (kept bool, err error) {
 	if sum.storage != nil {
 		dispatch.Keep(sum.storage.mem) // read later for sure: a pipeline stores it
 	}
-	Keep(sum)          // and no Tidy scope releases it
 	if sum != t.grad { // a new gradient (an in-place sum keeps the tensor SetGrad may have given)
+		if sum.storage != nil {
+			sum.storage.mark.Or(gradBit) // no Tidy scope releases it while it is t's gradient
+		}
 		// made here, or the pass's own: not a gradient the caller passed in
-		t.grad, t.gradMade = sum, sum != g || kept || own
+		t.grad, t.gradMade = sum, sum != given || yours
 	}
-	return kept, nil
+	return sum == given, nil // t holds the pass's gradient itself: the pass must not free it
 }
 
 // wholeStorage reports whether t is contiguous and spans its whole storage:
@@ -432,7 +437,9 @@ func engineOptions(retain, create bool, capture []autograd.Edge) autograd.Option
 			if t == nil || t.err != nil || t.storage == nil || t.storage.mem == nil {
 				return nil, false
 			}
-			return kernel.AliasKey(t.storage.mem), t.storage.born > start
+			// A gradient that requires gradients (the caller's gradient
+			// did) may be saved by the graph it records: never the pass's.
+			return kernel.AliasKey(t.storage.mem), t.storage.born() > start && !t.requiresGrad
 		}
 		opt.Free = func(v autograd.Value) { v.(*Tensor).Release() }
 	}

@@ -21,14 +21,28 @@ import (
 type UntypedStorage struct {
 	mem     kernel.Memory
 	version atomic.Int64 // bumped by every in-place write (autograd checks it)
-	born    uint64       // when it was made (storageClock): a backward pass frees what it made
+	// mark is when the storage was made (a count of storageClock: a
+	// backward pass frees what it made) and, in its top bits, whether Tidy
+	// scopes must leave it alone (keptBit, gradBit).
+	mark atomic.Uint64
 }
+
+const (
+	keptBit  = 1 << 63 // passed to Keep: no scope releases it
+	gradBit  = 1 << 62 // a leaf's gradient: no scope releases it until SetGrad(nil) drops it
+	markBits = keptBit | gradBit
+)
+
+// born is when s was made (a count of storageClock).
+func (s *UntypedStorage) born() uint64 { return s.mark.Load() &^ markBits }
 
 // storageClock counts the storages made.
 var storageClock atomic.Uint64
 
 func newStorage(m kernel.Memory) *UntypedStorage {
-	return &UntypedStorage{mem: m, born: storageClock.Add(1)}
+	s := &UntypedStorage{mem: m}
+	s.mark.Store(storageClock.Add(1))
+	return s
 }
 
 // newMadeStorage is newStorage for memory an op just allocated: a Tidy

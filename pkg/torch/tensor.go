@@ -76,7 +76,8 @@ func (both *tensorAndStorage) wrap(o *kernel.Operand) *Tensor {
 }
 
 func (both *tensorAndStorage) init(m kernel.Memory, dt DType, shape, strides []int, offset int) *Tensor {
-	both.s.mem, both.s.born = m, storageClock.Add(1)
+	both.s.mem = m
+	both.s.mark.Store(storageClock.Add(1))
 	madeInScope(&both.s)
 	t := &both.t
 	t.storage, t.dtype, t.offset = &both.s, dt, offset

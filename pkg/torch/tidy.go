@@ -1,10 +1,6 @@
 package torch
 
-import (
-	"sync"
-
-	"github.com/mindtorch/mindtorch/internal/goroutine"
-)
+import "github.com/mindtorch/mindtorch/internal/goroutine"
 
 // Tidy runs f and then releases the memory of every tensor that the calling
 // goroutine's ops made inside f, except the tensors passed to Keep (and
@@ -15,11 +11,13 @@ import (
 // (docs/BENCHMARKS.md measures the difference). Tidy is TensorFlow.js's
 // tf.tidy; PyTorch needs none.
 //
-// What the library keeps for later is never released: tensors that require
-// gradients (parameters), the gradients that backward passes accumulate
-// into leaves, optimizers' state and modules' buffers. A gradient that a
-// backward pass made and that SetGrad(nil) (an optimizer's ZeroGrad)
-// drops inside f is f's to release, as PyTorch frees it then. Any other tensor
+// What the library keeps for later is never released: leaves that require
+// gradients (parameters, when RequiresGrad_ is called), the gradients that
+// backward passes accumulate into leaves, optimizers' state, the buffers
+// that this library's modules make or that RegisterBuffer adds, and what
+// nn.To and nn.ToDType convert. A gradient that a backward pass made and
+// that SetGrad(nil) (an optimizer's ZeroGrad) drops inside f is f's to
+// release unless it was passed to Keep, as PyTorch frees it then. Any other tensor
 // made inside f and used after it (stored in a struct or a map, returned
 // through a variable) must be passed to Keep; using it otherwise is an
 // error that names the released memory, never a crash. Tensors made by
@@ -36,17 +34,14 @@ func Tidy(f func() error) (err error) {
 	return err
 }
 
-// Keep exempts ts, and every view of their memory, from release by the
-// Tidy scopes of the calling goroutine. Outside a Tidy it does nothing.
-// Nil tensors are ignored.
+// Keep exempts ts, and every tensor sharing their storage, from release by
+// any Tidy scope, now and later; outside a Tidy it does only that. It does
+// not keep what their autograd graphs saved: a backward pass through a
+// graph recorded inside a Tidy must run inside it. Nil tensors are ignored.
 func Keep(ts ...*Tensor) {
-	s, _ := scopes.Get()
-	if s == nil {
-		return
-	}
 	for _, t := range ts {
 		if t != nil && t.storage != nil {
-			s.keep(t.storage)
+			t.storage.mark.Or(keptBit)
 		}
 	}
 }
@@ -54,45 +49,39 @@ func Keep(ts ...*Tensor) {
 // scopes is the innermost Tidy scope of each goroutine inside one.
 var scopes goroutine.Local[*scope]
 
-// scope is one Tidy call: the storages its goroutine's ops made.
+// scope is one Tidy call: the storages its goroutine's ops made. Only its
+// goroutine touches it.
 type scope struct {
 	parent *scope
-	mu     sync.Mutex // release may run on a panic while a Keep is under way
 	made   []*UntypedStorage
-	kept   map[*UntypedStorage]bool
 }
 
-// keep marks s as kept by this scope and the ones around it.
-func (sc *scope) keep(s *UntypedStorage) {
-	for ; sc != nil; sc = sc.parent {
-		sc.mu.Lock()
-		if sc.kept == nil {
-			sc.kept = map[*UntypedStorage]bool{}
-		}
-		sc.kept[s] = true
-		sc.mu.Unlock()
-	}
-}
-
-// release releases the storages made in the scope and not kept.
+// release releases the storages made in the scope that are neither kept
+// nor a leaf's gradient.
 func (sc *scope) release() {
-	sc.mu.Lock()
-	made, kept := sc.made, sc.kept
-	sc.made, sc.kept = nil, nil
-	sc.mu.Unlock()
-	for _, s := range made {
-		if !kept[s] {
+	for _, s := range sc.made {
+		if s.mark.Load()&markBits == 0 {
 			s.Release()
 		}
 	}
+	sc.made = nil
 }
 
 // madeInScope registers a storage of new memory with the calling
 // goroutine's Tidy scope, if it is inside one (one atomic load otherwise).
 func madeInScope(s *UntypedStorage) {
 	if sc, _ := scopes.Get(); sc != nil {
-		sc.mu.Lock()
 		sc.made = append(sc.made, s)
-		sc.mu.Unlock()
 	}
+}
+
+// dropGrad hands s, a gradient a backward pass made that SetGrad(nil) just
+// dropped, to the calling goroutine's Tidy scope, unless it was kept.
+func dropGrad(s *UntypedStorage) {
+	sc, _ := scopes.Get()
+	if sc == nil || s.mark.Load()&keptBit != 0 {
+		return
+	}
+	s.mark.And(^uint64(gradBit))
+	sc.made = append(sc.made, s)
 }

@@ -155,3 +155,47 @@ func TestTidyLeavesOtherGoroutinesAlone(t *testing.T) {
 		t.Error("a tensor another goroutine made was released")
 	}
 }
+
+// A gradient the caller keeps survives a ZeroGrad in a later scope; one it
+// does not keep is the scope's to release.
+func TestTidyZeroGradReleasesOnlyUnkeptGradients(t *testing.T) {
+	w := torch.Ones([]int{4}).RequiresGrad_(true)
+	var kept, dropped *torch.Tensor
+	for i := 0; i < 2; i++ {
+		_ = torch.Tidy(func() error {
+			if err := w.SetGrad(nil); err != nil {
+				return err
+			}
+			if err := w.MulScalar(2).Sum().Backward(); err != nil {
+				return err
+			}
+			if i == 0 {
+				kept = w.Grad()
+				torch.Keep(kept)
+			} else {
+				dropped = w.Grad()
+			}
+			return nil
+		})
+	}
+	_ = torch.Tidy(func() error { return w.SetGrad(nil) })
+	if released(kept) {
+		t.Error("a kept gradient was released by a later scope's ZeroGrad")
+	}
+	if !released(dropped) {
+		t.Error("a gradient dropped inside a scope was not released")
+	}
+}
+
+// A differentiable gradient given to backward (without CreateGraph) gives
+// the leaf a gradient the pass must not free.
+func TestBackwardKeepsDifferentiableGradients(t *testing.T) {
+	x := torch.Ones([]int{64, 1024}).RequiresGrad_(true)
+	v := torch.Ones([]int{64, 1024}).RequiresGrad_(true)
+	if err := x.MulScalar(2).MulScalar(3).BackwardWith(torch.BackwardOptions{Grad: v}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := x.Grad().Sum().Item(); err != nil || s != 6*64*1024 {
+		t.Errorf("x.Grad() sums to %v, %v", s, err)
+	}
+}
