@@ -241,7 +241,7 @@ func (p *pass) run(n *Node, in []Value, capture map[Edge]int, captured []Value, 
 		return nil, nil
 	}
 	if n.leaf {
-		kept, err := n.accumulate(in[0], p.ledger.sole(in[0]))
+		kept, err := n.acc(in[0], p.ledger.sole(in[0]))
 		if kept {
 			p.ledger.disown(in[0])
 		}

@@ -68,9 +68,6 @@ func NewAccumulator(accumulate func(g Value, yours bool) (kept bool, err error))
 	return &Node{name: "AccumulateGrad", outputs: 1, leaf: true, acc: accumulate}
 }
 
-// accumulate hands g to a leaf's accumulator.
-func (n *Node) accumulate(g Value, yours bool) (bool, error) { return n.acc(g, yours) }
-
 // Name is the node's name, as PyTorch's grad_fn.name().
 func (n *Node) Name() string { return n.name }
 

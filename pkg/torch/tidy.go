@@ -17,18 +17,18 @@ import "github.com/mindtorch/mindtorch/internal/goroutine"
 // that this library's modules make or that RegisterBuffer adds, and what
 // nn.To and nn.ToDType convert. A gradient that a backward pass made and
 // that SetGrad(nil) (an optimizer's ZeroGrad) drops inside f is f's to
-// release unless it was passed to Keep, as PyTorch frees it then. Any other tensor
-// made inside f and used after it (stored in a struct or a map, returned
-// through a variable) must be passed to Keep; using it otherwise is an
-// error that names the released memory, never a crash. Tensors made by
-// other goroutines, including goroutines that f starts, are not f's.
-// Scopes nest: a tensor made in an inner Tidy belongs to it alone.
+// release unless it was passed to Keep, as PyTorch frees it then. Any
+// other tensor made inside f and used after it (stored in a struct or a
+// map, returned through a variable) must be passed to Keep; using it
+// otherwise is an error that names the released memory, never a crash.
+// Tensors made by other goroutines, including goroutines that f starts,
+// are not f's. Scopes nest: a tensor made in an inner Tidy belongs to it
+// alone.
 //
 // Tidy returns f's error. If f panics, the tensors are released and the
 // panic goes on.
 func Tidy(f func() error) (err error) {
-	parent, _ := scopes.Get()
-	s := &scope{parent: parent}
+	s := &scope{}
 	defer s.release()
 	scopes.With(s, func() { err = f() })
 	return err
@@ -51,10 +51,7 @@ var scopes goroutine.Local[*scope]
 
 // scope is one Tidy call: the storages its goroutine's ops made. Only its
 // goroutine touches it.
-type scope struct {
-	parent *scope
-	made   []*UntypedStorage
-}
+type scope struct{ made []*UntypedStorage }
 
 // release releases the storages made in the scope that are neither kept
 // nor a leaf's gradient.
