@@ -9,9 +9,12 @@
 #include "loops.h"
 #include "sum_row.h"
 
-/* Elements per block: 8 KB of float, 16 KB of double per buffer, so that
- * a chain's buffers stay in the L2 cache. */
-#define MT_FUSED_BLOCK 2048
+/* Elements per block: 2 KB of float, 4 KB of double per buffer, so that a
+ * chain's buffers stay in the L1 cache and each step's loads of its inputs
+ * come soon after the last (on a 2-core EPYC VM, x*a + b, relu, sigmoid on
+ * 1e6 floats took 0.61 ms a pass with blocks of 256, 0.68 with 512, 0.74
+ * with 1024, 0.84 with 2048, in C alone). A multiple of sum_row.h's LANES. */
+#define MT_FUSED_BLOCK 512
 
 typedef struct {
   int64_t esz;

@@ -9,11 +9,14 @@
 #include "fastexp.h"
 #include "fasterf.h"
 #include "vsqrt.h"
+#include "vexp.h"
 
 static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];
 
+/* Registration runs at load time, before reg_vexp (a higher priority number
+ * runs later). */
 #define REG(ID, DT, fn) \
-  __attribute__((constructor)) static void reg_##fn(void) { table[ID][DT] = fn; }
+  __attribute__((constructor(101))) static void reg_##fn(void) { table[ID][DT] = fn; }
 
 /* Floating ops: the float and double loops share an expression written with
  * the generic math helpers below. */
@@ -384,6 +387,17 @@ int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void
   char *base[MT_MAX_OPS] = {p0, p1, p2, p3};
   return mt_run_plan_parallel(table[op][dtype], plan, base, n, &attrs, grain);
 }
+
+#if MT_HAVE_VEXP
+/* reg_vexp puts vexp.h's loops in place of the generated float32 exp,
+ * sigmoid and silu on a CPU with x86-64-v4. */
+__attribute__((constructor(102))) static void reg_vexp(void) {
+  if (!mt_cpu_has_v4()) return;
+  table[MT_EXP][MT_F32] = mt_vexp_f32;
+  table[MT_SIGMOID][MT_F32] = mt_vsigmoid_f32;
+  table[MT_SILU][MT_F32] = mt_vsilu_f32;
+}
+#endif
 
 mt_loop mt_pointwise_loop(int op, int dtype) {
   if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES) return 0;

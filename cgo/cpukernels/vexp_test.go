@@ -1,0 +1,119 @@
+package cpukernels_test
+
+import (
+	"math"
+	"testing"
+	"unsafe"
+
+	"github.com/mindtorch/mindtorch/cgo/cpukernels"
+)
+
+// expInputs are the float32 values the exp loops are checked on: the ends of
+// mt_expf's range and of float32, zeros, NaNs with payloads and signs, and
+// every 4099th bit pattern.
+func expInputs() []float32 {
+	special := []float32{
+		0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5,
+		float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32,
+		88.7228394, 88.72283, 88.7229, -103.972084, -103.97208, -103.9721, -87.33654, -87.3366,
+		-100, -104, -150, 89, 100,
+		math.Float32frombits(0x7fc00000), math.Float32frombits(0xffc00001), math.Float32frombits(0x7f800001),
+	}
+	xs := append([]float32(nil), special...)
+	for b := uint64(0); b < 1<<32; b += 4099 {
+		xs = append(xs, math.Float32frombits(uint32(b)))
+	}
+	return xs
+}
+
+// runLoop runs op over xs with the given element strides (1: contiguous).
+func runLoop(t *testing.T, op int, xs []float32, stride int) []float32 {
+	t.Helper()
+	in := make([]float32, len(xs)*stride)
+	out := make([]float32, len(xs)*stride)
+	for i, x := range xs {
+		in[i*stride] = x
+	}
+	var p [cpukernels.MaxOps]unsafe.Pointer
+	var s [cpukernels.MaxOps]int64
+	p[0], p[1] = unsafe.Pointer(&out[0]), unsafe.Pointer(&in[0])
+	s[0], s[1] = int64(4*stride), int64(4*stride)
+	if err := cpukernels.Pointwise1D(op, cpukernels.DTypeF32, len(xs), &p, &s, &cpukernels.Attrs{}); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]float32, len(xs))
+	for i := range res {
+		res[i] = out[i*stride]
+	}
+	return res
+}
+
+// TestVectorExpMatchesScalar checks that the contiguous loops of float32
+// exp, sigmoid and silu (vexp.h's intrinsics where the CPU has AVX-512)
+// give the bits of their strided loops (the scalar formula), NaN payloads
+// included, also on the tails of rows shorter than a vector.
+func TestVectorExpMatchesScalar(t *testing.T) {
+	xs := expInputs()
+	for _, c := range []struct {
+		name string
+		op   int
+	}{{"exp", cpukernels.OpExp}, {"sigmoid", cpukernels.OpSigmoid}, {"silu", cpukernels.OpSilu}} {
+		vec, sca := runLoop(t, c.op, xs, 1), runLoop(t, c.op, xs, 2)
+		bad := 0
+		for i := range xs {
+			if math.Float32bits(vec[i]) != math.Float32bits(sca[i]) {
+				if bad++; bad <= 5 {
+					t.Errorf("%s(%g = %#08x): contiguous %g (%#08x), strided %g (%#08x)", c.name, xs[i],
+						math.Float32bits(xs[i]), vec[i], math.Float32bits(vec[i]), sca[i], math.Float32bits(sca[i]))
+				}
+			}
+		}
+		for n := 1; n <= 40; n++ { // the masked tail: every length of a last vector
+			part := xs[len(xs)-n:]
+			got := runLoop(t, c.op, part, 1)
+			for i := range part {
+				if math.Float32bits(got[i]) != math.Float32bits(sca[len(xs)-n+i]) {
+					t.Fatalf("%s, row of %d: element %d is %g, want %g", c.name, n, i, got[i], sca[len(xs)-n+i])
+				}
+			}
+		}
+	}
+}
+
+// TestVectorExpAccuracy checks float32 exp within 2 ulp of the exact value
+// (float64 exp rounded), +Inf past the top of the range, 0 below the bottom
+// and NaN for NaN.
+func TestVectorExpAccuracy(t *testing.T) {
+	xs := expInputs()
+	got := runLoop(t, cpukernels.OpExp, xs, 1)
+	for i, x := range xs {
+		want := math.Exp(float64(x))
+		g := float64(got[i])
+		switch {
+		case x != x:
+			if g == g {
+				t.Errorf("exp(NaN) = %g", g)
+			}
+		case want > math.MaxFloat32:
+			if !math.IsInf(g, 1) && got[i] != math.MaxFloat32 {
+				t.Errorf("exp(%g) = %g, want +Inf", x, g)
+			}
+		default:
+			w := float32(want)
+			if d := ulps(got[i], w); d > 2 {
+				t.Errorf("exp(%g) = %g, want %g: %d ulp", x, got[i], w, d)
+			}
+		}
+	}
+}
+
+// ulps is the distance between two non-negative float32 values in units in
+// the last place.
+func ulps(a, b float32) int64 {
+	d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
