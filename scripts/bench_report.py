@@ -12,7 +12,8 @@ import re
 import sys
 
 # Go benchmarks timed against a PyTorch benchmark of another name.
-SAME_AS = {"PointwiseReleased/": "Pointwise/", "AddBroadcast1024Released": "AddBroadcast1024"}
+SAME_AS = {"PointwiseReleased/": "Pointwise/", "AddBroadcast1024Released": "AddBroadcast1024",
+           "Chain/pipeline/": "Chain/eager/", "ChainSoftmax/pipeline/": "ChainSoftmax/eager/"}
 LINE = re.compile(r"(?:Benchmark|PyTorch|Limit)(\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op(.*)")
 METRIC = re.compile(r"([\d.]+) (p50-ns|p99-ns|GB/s|GFLOP/s)")
 

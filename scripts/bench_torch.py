@@ -114,6 +114,10 @@ for n, name, number in [(1_000_000, "1e+06", 200), (16_000_000, "2e+07", 10)]:
     xc, ac, bc = torch.randn(n), torch.randn(n), torch.randn(n)
     bench(f"Chain/eager/{name}", lambda: (xc * ac + bc).relu().sigmoid(), number)
     del xc, ac, bc
+# BenchmarkChainSoftmax: x*a + b (a row bias), relu, softmax along rows.
+xs2, as2, bs2 = torch.randn(1024, 1024), torch.randn(1024, 1024), torch.randn(1024)
+bench("ChainSoftmax/eager/1024x1024", lambda: (xs2 * as2 + bs2).relu().softmax(-1), 50)
+del xs2, as2, bs2
 
 # The norms and embedding of pkg/torch/norm_bench_test.go: gradients by
 # autograd.grad, as the Go side uses torch.Grad (nothing accumulates).

@@ -116,6 +116,14 @@ int mt_fused(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_f
  * split, mt_reduce over the whole row). */
 int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots,
                  int slot, int64_t split_grain, void *out);
+/* mt_fused_rows runs the steps over rows*r elements, row by row, and
+ * applies reduction op rop (MT_R_*) along each row of slot's values as
+ * mt_reduce does along the rows of a contiguous [rows, r] array (inner 1),
+ * writing one value per row, or r for scans and softmax, to out: the same
+ * kernel on the same values, so the same bits. Rows are split across the
+ * pool in shares of at least grain rows (0: on the caller's thread). */
+int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots, int slot,
+                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain);
 
 /* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
  * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */

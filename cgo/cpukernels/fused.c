@@ -169,6 +169,53 @@ static int sum_share(void *ctx, int share, int64_t begin, int64_t end) {
   return status;
 }
 
+/* ---- a chain that ends in a reduction along its last dimension ----
+ * Each row of the reduced slot's values is gathered, block by block as the
+ * chain computes it, into a row buffer, and the reduction's own kernel
+ * runs over that buffer as mt_reduce runs it over a row in memory. */
+typedef struct {
+  const fused_job *j;
+  int slot;     /* the slot reduced */
+  int64_t r;    /* elements per row */
+  mt_red_fn fn; /* the reduction's kernel */
+  int along;    /* it writes r values per row, else one */
+  int64_t os;   /* bytes per output value */
+  char *out;
+  mt_attrs a;
+} rows_job;
+
+static int rows_share(void *ctx, int share, int64_t begin, int64_t end) {
+  (void)share;
+  const rows_job *rj = ctx;
+  const fused_job *j = rj->j;
+  const int64_t r = rj->r, esz = j->esz;
+  char *buf[MT_FUSED_MAX_SLOTS] = {0};
+  int nomem;
+  char *arena = block_buffers(j, buf, &nomem);
+  if (nomem) return MT_ERR_NOMEM;
+  char *row = aligned_alloc(64, (size_t)((r * esz + 63) / 64 * 64));
+  if (!row) {
+    free(arena);
+    return MT_ERR_NOMEM;
+  }
+  int status = MT_OK;
+  for (int64_t o = begin; o < end; o++) {
+    for (int64_t k = 0; k < r; k += MT_FUSED_BLOCK) {
+      const int64_t len = r - k < MT_FUSED_BLOCK ? r - k : MT_FUSED_BLOCK;
+      const char *at;
+      const int st = run_block(j, o * r + k, len, buf, rj->slot, &at);
+      if (st != MT_OK) status = st;
+      memcpy(row + k * esz, at, (size_t)(len * esz));
+    }
+    char *dst = rj->out + (rj->along ? o * r : o) * rj->os;
+    const int st = rj->fn(row, 0, r, 1, 1, dst, 0, &rj->a);
+    if (st != MT_OK) status = st;
+  }
+  free(row);
+  free(arena);
+  return status;
+}
+
 /* valid checks a chain: known slot kinds, slot indices in range, a step
  * reads a strided slot only through a plan and writes a buffer or memory. */
 static int valid(const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots) {
@@ -233,4 +280,18 @@ int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const 
   }
   /* The parts summed as mt_reduce_split sums them (one part too). */
   return mt_reduce(MT_R_SUM, dtype, partial, 0, 1, parts, 1, out, 0, 0, 1, (mt_attrs){0});
+}
+
+int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots, int slot,
+                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain) {
+  fused_job j;
+  const int st = prepare(&j, dtype, steps, nsteps, slots, nslots);
+  if (st != MT_OK) return st;
+  if (slot < 0 || slot >= nslots || rows < 1 || r < 1 || !out) return MT_ERR_UNSUPPORTED;
+  if (slots[slot].kind != MT_SLOT_BUFFER && slots[slot].kind != MT_SLOT_DENSE) return MT_ERR_UNSUPPORTED;
+  rows_job rj = {&j, slot, r, 0, 0, 0, out, a};
+  rj.fn = mt_reduction_fn(rop, dtype, &rj.along, &rj.os);
+  if (!rj.fn) return MT_ERR_UNSUPPORTED;
+  if (grain < 1 || rows < 2 * grain) return rows_share(&rj, 0, 0, rows);
+  return mt_parallel(rows, grain, rows_share, &rj, 0);
 }

@@ -18,6 +18,11 @@ static inline int mt_fused_sum_u(int dt, int64_t n, uintptr_t steps, int nsteps,
 	return mt_fused_sum(dt, n, (const mt_fstep *)steps, nsteps, (const mt_fslot *)slots, nslots, slot,
 		split_grain, (void *)out);
 }
+static inline int mt_fused_rows_u(int dt, uintptr_t steps, int nsteps, uintptr_t slots, int nslots, int slot,
+		int rop, int64_t rows, int64_t r, uintptr_t out, mt_attrs a, int64_t grain) {
+	return mt_fused_rows(dt, (const mt_fstep *)steps, nsteps, (const mt_fslot *)slots, nslots, slot, rop, rows,
+		r, (void *)out, a, grain);
+}
 */
 import "C"
 
@@ -89,6 +94,26 @@ func FusedSum(dt, n int, steps []FusedStep, slots []FusedSlot, slot, splitGrain 
 	}
 	st := C.mt_fused_sum_u(C.int(dt), C.int64_t(n), addr(unsafe.Pointer(&steps[0])), C.int(len(steps)),
 		addr(unsafe.Pointer(&slots[0])), C.int(len(slots)), C.int(slot), C.int64_t(splitGrain), addr(out))
+	runtime.KeepAlive(steps)
+	runtime.KeepAlive(slots)
+	if st == C.MT_ERR_NOMEM {
+		return ErrNoMem
+	}
+	return status(st)
+}
+
+// FusedRows runs steps as Fused does over rows*r elements and applies
+// reduction rop (an R constant) along each row of r of slot's values, as
+// Reduce does over a contiguous [rows, r] array, writing to out one value
+// per row (r for scans and softmax) with the bits Reduce gives. Rows are
+// split across the pool in shares of at least grain rows (0: not split).
+func FusedRows(dt int, steps []FusedStep, slots []FusedSlot, slot, rop, rows, r int, out unsafe.Pointer, a *Attrs, grain int) error {
+	if len(steps) == 0 || len(slots) == 0 {
+		return ErrUnsupported
+	}
+	st := C.mt_fused_rows_u(C.int(dt), addr(unsafe.Pointer(&steps[0])), C.int(len(steps)),
+		addr(unsafe.Pointer(&slots[0])), C.int(len(slots)), C.int(slot), C.int(rop), C.int64_t(rows),
+		C.int64_t(r), addr(out), cattrs(a), C.int64_t(grain))
 	runtime.KeepAlive(steps)
 	runtime.KeepAlive(slots)
 	if st == C.MT_ERR_NOMEM {

@@ -131,6 +131,16 @@ typedef int (*mt_loop)(int64_t n, int64_t rows, char *const *p, const int64_t *s
   }                                                                           \
   MT_ROWS(name, name##_row)
 
+/* A reduction kernel (reduce.c) over x, a contiguous [r, inner] block,
+ * columns [0, nc): see mt_reduce. */
+typedef int (*mt_red_fn)(const void *x, const void *g, int64_t r, int64_t inner, int64_t nc, void *out,
+                         int64_t *idx, const mt_attrs *a);
+
+/* mt_reduction_fn is the kernel of reduction op in dtype (NULL when there
+ * is none); *along is set when it writes r values per row (scans, softmax)
+ * rather than one, *os to the bytes of an output value. */
+mt_red_fn mt_reduction_fn(int op, int dtype, int *along, int64_t *os);
+
 /* mt_pointwise_loop is the loop of a pointwise op in a compute dtype (NULL
  * when there is none). */
 mt_loop mt_pointwise_loop(int op, int dtype);

@@ -534,6 +534,13 @@ int mt_reduce(int op, int dtype, const void *x, const void *g, int64_t outer, in
   return MT_OK;
 }
 
+mt_red_fn mt_reduction_fn(int op, int dtype, int *along, int64_t *os) {
+  if (op < 0 || op >= MT_NUM_REDUCTIONS || dtype < 0 || dtype >= MT_NUM_DTYPES) return 0;
+  *along = is_along(op);
+  *os = out_size(op, dtype);
+  return (mt_red_fn)rtable[op][dtype];
+}
+
 /* mt_reduce_parallel is mt_reduce over output positions [0, positions),
  * split across the pool. */
 typedef struct {

@@ -55,3 +55,27 @@ func benchChain(b *testing.B, release bool) {
 		}
 	}
 }
+
+// BenchmarkChainSoftmax times x*a + b (b a row bias), relu, then softmax
+// along rows on 1024x1024 float32, at once (eager) and in a pipeline (the
+// chain computed row by row into the softmax, no intermediate allocated),
+// the results left to the garbage collector.
+func BenchmarkChainSoftmax(b *testing.B) {
+	x, a, c := torch.Randn([]int{1024, 1024}), torch.Randn([]int{1024, 1024}), torch.Randn([]int{1024})
+	chain := func() *torch.Tensor { return x.Mul(a).Add(c).Relu().Softmax(-1) }
+	b.Run("eager/1024x1024", func(b *testing.B) {
+		for b.Loop() {
+			chain()
+		}
+	})
+	b.Run("pipeline/1024x1024", func(b *testing.B) {
+		for b.Loop() {
+			if err := torch.Pipeline(func(*torch.Pipe) error { chain(); return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, t := range []*torch.Tensor{x, a, c} {
+		t.Release()
+	}
+}

@@ -16,7 +16,8 @@ import (
 // it, or a scalar) become one C call (fused.c) that walks memory once,
 // block by block, through the ops' own loops; a result read only inside
 // its chain lives in a block buffer and is never allocated. A sum or mean
-// of all of a chain's result that follows it joins it (fuse_sum.go).
+// of all of a chain's result that follows it joins it (fuse_sum.go), as
+// does a reduction or softmax along its last dimensions (fuse_rows.go).
 // Every other call runs alone.
 
 func init() { kernel.RegisterBatch(device.CPU, runBatch) }
@@ -27,6 +28,13 @@ func runBatch(b *kernel.Batch) (int, error) {
 		end := chainEnd(b, i)
 		if summed, ok := sumsChain(b, i, end); ok {
 			if done, err := runChainSum(b, i, end, summed); err != nil {
+				return done, err
+			}
+			i = end + 1
+			continue
+		}
+		if rr, ok := reducesRows(b, i, end); ok {
+			if done, err := runChainRows(b, i, end, rr); err != nil {
 				return done, err
 			}
 			i = end + 1

@@ -206,6 +206,38 @@ func split3(shape []int, dim int) (outer, r, inner int) {
 	return
 }
 
+// blockLayout views a contiguous array of shape as [outer, r, inner] with
+// the dims that mask reduces in the middle, when they (size-1 dims aside)
+// form one block.
+func blockLayout(shape []int, mask []bool) (outer, r, inner int, ok bool) {
+	first, last := -1, -1
+	for d := range shape {
+		if mask[d] && shape[d] != 1 {
+			if first < 0 {
+				first = d
+			}
+			last = d
+		}
+	}
+	for d := first + 1; first >= 0 && d < last; d++ {
+		if !mask[d] && shape[d] != 1 {
+			return 0, 0, 0, false
+		}
+	}
+	outer, r, inner = 1, 1, 1
+	for d, n := range shape {
+		switch {
+		case first < 0 || d < first:
+			outer *= n
+		case d <= last:
+			r *= n
+		default:
+			inner *= n
+		}
+	}
+	return outer, r, inner, true
+}
+
 // reductionLayout returns the input as a contiguous [outer, r, inner] array
 // of dtype eng with the reduced dims in the middle: the input itself when
 // its dtype is eng and its memory already has that order (contiguous with
@@ -215,33 +247,7 @@ func reductionLayout(in *kernel.Operand, mask []bool, eng dtype.DType) (x kernel
 	nd := len(in.Shape)
 	outer, r, inner = 1, 1, 1
 	if in.DType == eng && in.IsContiguous() {
-		// Reduced dims (ignoring size-1 dims) forming one block.
-		first, last := -1, -1
-		for d := range nd {
-			if mask[d] && in.Shape[d] != 1 {
-				if first < 0 {
-					first = d
-				}
-				last = d
-			}
-		}
-		block := true
-		for d := first + 1; first >= 0 && d < last; d++ {
-			if !mask[d] && in.Shape[d] != 1 {
-				block = false
-			}
-		}
-		if block {
-			for d, n := range in.Shape {
-				switch {
-				case first < 0 || d < first:
-					outer *= n
-				case d <= last:
-					r *= n
-				default:
-					inner *= n
-				}
-			}
+		if outer, r, inner, ok := blockLayout(in.Shape, mask); ok {
 			return *in, outer, r, inner, nil
 		}
 	}
