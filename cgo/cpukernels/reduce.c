@@ -14,9 +14,29 @@
 #include "loops.h" /* first: its pragma applies to fastexp.h too */
 #include "fastexp.h"
 #include "sum_row.h"
+#include "vexp.h"
 
 /* e^v in T: the vectorizable float exp for float, libm's for double. */
 #define MT_EXP_T(T, v) (sizeof(T) == sizeof(float) ? (T)mt_expf((float)(v)) : (T)exp((double)(v)))
+
+/* exp_sub_row writes e^(x[k] - m) to o[k] for a contiguous row: by
+ * vexp.h's AVX-512 loop for float32 where the CPU has x86-64-v4 (the bits
+ * of mt_expf there), else by MT_EXP_T. */
+#if MT_HAVE_VEXP
+static int use_vexp;
+__attribute__((constructor)) static void init_vexp(void) { use_vexp = mt_cpu_has_v4(); }
+#define EXP_SUB_ROW(T, x, m, o, n)                                                          \
+  do {                                                                                      \
+    if (sizeof(T) == sizeof(float) && use_vexp) {                                           \
+      mt_vexp_sub_f32(n, (const float *)(x), (float)(m), (float *)(o));                     \
+    } else {                                                                                \
+      for (int64_t k_ = 0; k_ < (n); k_++) (o)[k_] = MT_EXP_T(T, (x)[k_] - (m));            \
+    }                                                                                       \
+  } while (0)
+#else
+#define EXP_SUB_ROW(T, x, m, o, n) \
+  for (int64_t k_ = 0; k_ < (n); k_++) (o)[k_] = MT_EXP_T(T, (x)[k_] - (m))
+#endif
 
 #define TILE 256
 
@@ -381,7 +401,7 @@ REDUCE_TYPE(int64_t, i64, MT_I64, int64_t, 0)
       int nan;                                                                 \
       T m = row_max_##S(x_all, r, &nan);                                       \
       if (nan) m = (T)NAN; /* a NaN in the row makes the row NaN */            \
-      for (int64_t k = 0; k < r; k++) out_all[k] = MT_EXP_T(T, x_all[k] - m);  \
+      EXP_SUB_ROW(T, x_all, m, out_all, r);                                    \
       double p[8] = {0};                                                       \
       int64_t k = 0;                                                           \
       for (; k + 8 <= r; k += 8)                                               \

@@ -1,4 +1,5 @@
-/* AVX-512 loops for float32 exp, sigmoid and silu: mt_expf written with
+/* AVX-512 loops for float32 exp, sigmoid, silu and softmax's exponentials:
+ * mt_expf written with
  * intrinsics. The compiler's vectorisation of mt_expf spends about 45
  * instructions on 16 floats, most of them on the clamps and on the scaling
  * by 2^n in two factors; here VSCALEFPS does the scaling (one rounding, as
@@ -9,7 +10,8 @@
  * strided branch of the same loops, which runs that formula.
  *
  * pointwise.c includes this after fastexp.h and, when the CPU has
- * x86-64-v4, puts these loops in its table in place of the generated ones. */
+ * x86-64-v4, puts these loops in its table in place of the generated ones;
+ * reduce.c calls mt_vexp_sub_f32 then. */
 #ifndef MT_VEXP_H
 #define MT_VEXP_H
 
@@ -90,6 +92,18 @@ static inline MT_V4 float mt_ssilu_op(float x) { return x * (1.0f / (1.0f + mt_e
 MT_VLOOP(mt_vexp_f32, mt_vexp_op, mt_sexp_op)
 MT_VLOOP(mt_vsigmoid_f32, mt_vsigmoid_op, mt_ssigmoid_op)
 MT_VLOOP(mt_vsilu_f32, mt_vsilu_op, mt_ssilu_op)
+
+/* mt_vexp_sub_f32 writes e^(x[i] - m) to o[i] for n floats: the exp loop
+ * of softmax's contiguous rows (reduce.c). */
+static MT_V4 void mt_vexp_sub_f32(int64_t n, const float *x, float m, float *o) {
+  const __m512 mv = _mm512_set1_ps(m);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, mt_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), mv)));
+  if (i < n) {
+    const __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(o + i, k, mt_exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), mv)));
+  }
+}
 
 /* mt_cpu_has_v4 says whether the CPU runs x86-64-v4 code. */
 static inline int mt_cpu_has_v4(void) {
