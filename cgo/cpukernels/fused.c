@@ -15,6 +15,7 @@
  * 1e6 floats took 0.61 ms a pass with blocks of 256, 0.68 with 512, 0.74
  * with 1024, 0.84 with 2048, in C alone). A multiple of sum_row.h's LANES. */
 #define MT_FUSED_BLOCK 512
+_Static_assert(MT_FUSED_BLOCK % LANES == 0, "a fused sum's blocks start on whole groups of LANES");
 
 typedef struct {
   int64_t esz;
@@ -184,6 +185,25 @@ typedef struct {
   mt_attrs a;
 } rows_job;
 
+/* rows_few runs rows [begin, end) of at most a block each, as many whole
+ * rows a block as fit, and reduces each where the block leaves it. */
+static int rows_few(const rows_job *rj, int64_t begin, int64_t end, char **buf) {
+  const int64_t r = rj->r, esz = rj->j->esz, per = MT_FUSED_BLOCK / r;
+  int status = MT_OK;
+  for (int64_t o = begin; o < end; o += per) {
+    const int64_t q = end - o < per ? end - o : per;
+    const char *at;
+    int st = run_block(rj->j, o * r, q * r, buf, rj->slot, &at);
+    if (st != MT_OK) status = st;
+    for (int64_t i = 0; i < q; i++) {
+      char *dst = rj->out + (rj->along ? (o + i) * r : o + i) * rj->os;
+      st = rj->fn(at + i * r * esz, 0, r, 1, 1, dst, 0, &rj->a);
+      if (st != MT_OK) status = st;
+    }
+  }
+  return status;
+}
+
 static int rows_share(void *ctx, int share, int64_t begin, int64_t end) {
   (void)share;
   const rows_job *rj = ctx;
@@ -193,6 +213,11 @@ static int rows_share(void *ctx, int share, int64_t begin, int64_t end) {
   int nomem;
   char *arena = block_buffers(j, buf, &nomem);
   if (nomem) return MT_ERR_NOMEM;
+  if (r <= MT_FUSED_BLOCK) {
+    const int st = rows_few(rj, begin, end, buf);
+    free(arena);
+    return st;
+  }
   char *row = aligned_alloc(64, (size_t)((r * esz + 63) / 64 * 64));
   if (!row) {
     free(arena);
@@ -287,8 +312,23 @@ int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *
   fused_job j;
   const int st = prepare(&j, dtype, steps, nsteps, slots, nslots);
   if (st != MT_OK) return st;
-  if (slot < 0 || slot >= nslots || rows < 1 || r < 1 || !out) return MT_ERR_UNSUPPORTED;
+  if (slot < 0 || slot >= nslots || rows < 1 || r < 1 || !out || r > (INT64_MAX - 63) / j.esz ||
+      rows > INT64_MAX / r)
+    return MT_ERR_UNSUPPORTED;
   if (slots[slot].kind != MT_SLOT_BUFFER && slots[slot].kind != MT_SLOT_DENSE) return MT_ERR_UNSUPPORTED;
+  int written = 0; /* some step writes the slot reduced */
+  for (int t = 0; t < nsteps; t++) written |= steps[t].out == slot;
+  if (!written && slots[slot].kind == MT_SLOT_BUFFER) return MT_ERR_UNSUPPORTED;
+  /* The reductions of one value or one row per row that read neither an
+   * index nor a gradient. */
+  switch (rop) {
+  case MT_R_SUM: case MT_R_MEAN: case MT_R_PROD: case MT_R_AMAX: case MT_R_AMIN: case MT_R_VAR: case MT_R_STD:
+  case MT_R_NORM: case MT_R_LOGSUMEXP: case MT_R_CUMSUM: case MT_R_CUMPROD: case MT_R_SOFTMAX:
+  case MT_R_LOG_SOFTMAX:
+    break;
+  default:
+    return MT_ERR_UNSUPPORTED;
+  }
   rows_job rj = {&j, slot, r, 0, 0, 0, out, a};
   rj.fn = mt_reduction_fn(rop, dtype, &rj.along, &rj.os);
   if (!rj.fn) return MT_ERR_UNSUPPORTED;

@@ -141,6 +141,12 @@ typedef int (*mt_red_fn)(const void *x, const void *g, int64_t r, int64_t inner,
  * rather than one, *os to the bytes of an output value. */
 mt_red_fn mt_reduction_fn(int op, int dtype, int *along, int64_t *os);
 
+/* mt_vexp_active says whether the table holds vexp.h's float32 exp,
+ * sigmoid and silu loops; mt_vexp_expected whether it should (a GCC build
+ * for x86-64 on a CPU with x86-64-v4). For the tests. */
+int mt_vexp_active(void);
+int mt_vexp_expected(void);
+
 /* mt_pointwise_loop is the loop of a pointwise op in a compute dtype (NULL
  * when there is none). */
 mt_loop mt_pointwise_loop(int op, int dtype);

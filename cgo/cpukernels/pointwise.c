@@ -399,6 +399,23 @@ __attribute__((constructor(102))) static void reg_vexp(void) {
 }
 #endif
 
+int mt_vexp_active(void) {
+#if MT_HAVE_VEXP
+  return table[MT_EXP][MT_F32] == mt_vexp_f32 && table[MT_SIGMOID][MT_F32] == mt_vsigmoid_f32 &&
+         table[MT_SILU][MT_F32] == mt_vsilu_f32;
+#else
+  return 0;
+#endif
+}
+
+int mt_vexp_expected(void) {
+#if MT_HAVE_VEXP
+  return mt_cpu_has_v4();
+#else
+  return 0;
+#endif
+}
+
 mt_loop mt_pointwise_loop(int op, int dtype) {
   if (op < 0 || op >= MT_NUM_POINTWISE || dtype < 0 || dtype >= MT_NUM_DTYPES) return 0;
   return table[op][dtype];

@@ -48,9 +48,9 @@ static inline MT_V4 __m512 mt_neg16(__m512 x) {
 
 /* The three ops on 16 floats, as loops_gen.h writes them. */
 static inline MT_V4 __m512 mt_vexp_op(__m512 x) { return mt_exp16(x); }
-/* A NaN x gives x quieted, its sign kept, as the compiled scalar formula
- * does (the compiler folds the negation into a fused multiply-add, which
- * passes a NaN operand through unnegated). */
+/* A NaN x gives x quieted, its sign kept, as the generated loop does (the
+ * compiler folds the negation into a fused multiply-add, which passes a
+ * NaN operand through unnegated) and the scalar path below says outright. */
 static inline MT_V4 __m512 mt_vsigmoid_op(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, mt_exp16(mt_neg16(x))));
@@ -59,10 +59,11 @@ static inline MT_V4 __m512 mt_vsigmoid_op(__m512 x) {
 static inline MT_V4 __m512 mt_vsilu_op(__m512 x) { return _mm512_mul_ps(x, mt_vsigmoid_op(x)); }
 
 /* One scalar element, for strided rows: the formula of loops_gen.h, compiled
- * for x86-64-v4 as the clone it replaces. */
+ * for x86-64-v4 as the clone it replaces, a NaN's sign and payload kept
+ * explicitly (as the vector path keeps them). */
 static inline MT_V4 float mt_sexp_op(float x) { return mt_expf(x); }
-static inline MT_V4 float mt_ssigmoid_op(float x) { return 1.0f / (1.0f + mt_expf(-x)); }
-static inline MT_V4 float mt_ssilu_op(float x) { return x * (1.0f / (1.0f + mt_expf(-x))); }
+static inline MT_V4 float mt_ssigmoid_op(float x) { return x != x ? x + x : 1.0f / (1.0f + mt_expf(-x)); }
+static inline MT_V4 float mt_ssilu_op(float x) { return x * mt_ssigmoid_op(x); }
 
 /* MT_VLOOP defines an mt_loop over rows: contiguous rows 16 floats at a
  * time (the tail under a mask), strided ones element by element. */

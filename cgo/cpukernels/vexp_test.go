@@ -54,6 +54,9 @@ func runLoop(t *testing.T, op int, xs []float32, stride int) []float32 {
 // give the bits of their strided loops (the scalar formula), NaN payloads
 // included, also on the tails of rows shorter than a vector.
 func TestVectorExpMatchesScalar(t *testing.T) {
+	if active, expected := cpukernels.VexpActive(); active != expected {
+		t.Fatalf("vexp.h's loops in the table: %v, expected on this CPU: %v", active, expected)
+	}
 	xs := expInputs()
 	for _, c := range []struct {
 		name string
@@ -69,12 +72,19 @@ func TestVectorExpMatchesScalar(t *testing.T) {
 				}
 			}
 		}
-		for n := 1; n <= 40; n++ { // the masked tail: every length of a last vector
-			part := xs[len(xs)-n:]
-			got := runLoop(t, c.op, part, 1)
-			for i := range part {
-				if math.Float32bits(got[i]) != math.Float32bits(sca[len(xs)-n+i]) {
-					t.Fatalf("%s, row of %d: element %d is %g, want %g", c.name, n, i, got[i], sca[len(xs)-n+i])
+		// The masked tail: every length of a last vector, over finite
+		// values of every magnitude and the special ones.
+		mixed := make([]float32, 0, 48)
+		for i := range 40 {
+			mixed = append(mixed, float32(math.Ldexp(float64(i%7)-3.3, i%9-2)))
+		}
+		mixed = append(mixed, expInputs()[:8]...)
+		want := runLoop(t, c.op, mixed, 2)
+		for n := 1; n <= len(mixed); n++ {
+			got := runLoop(t, c.op, mixed[len(mixed)-n:], 1)
+			for i := range got {
+				if w := want[len(mixed)-n+i]; math.Float32bits(got[i]) != math.Float32bits(w) {
+					t.Fatalf("%s, row of %d: element %d is %g, want %g", c.name, n, i, got[i], w)
 				}
 			}
 		}
