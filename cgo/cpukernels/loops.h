@@ -146,6 +146,10 @@ mt_red_fn mt_reduction_fn(int op, int dtype, int *along, int64_t *os);
  * for x86-64 on a CPU with x86-64-v4). For the tests. */
 int mt_vexp_active(void);
 int mt_vexp_expected(void);
+/* mt_pointwise_generated_1d runs the generated float32 loop of op (the one
+ * vexp.h's replaced, if any) over n elements with byte strides. */
+int mt_pointwise_generated_1d(int op, int64_t n, void *p0, void *p1, void *p2, int64_t s0, int64_t s1,
+                              int64_t s2);
 
 /* mt_pointwise_loop is the loop of a pointwise op in a compute dtype (NULL
  * when there is none). */

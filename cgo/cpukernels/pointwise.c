@@ -391,21 +391,42 @@ int mt_pointwise_parallel(int op, int dtype, const mt_plan *plan, void *p0, void
 #if MT_HAVE_VEXP
 /* reg_vexp puts vexp.h's loops in place of the generated float32 exp,
  * sigmoid and silu on a CPU with x86-64-v4. */
+static mt_loop generated_f32[MT_NUM_POINTWISE]; /* the loops reg_vexp replaced, for the tests */
+
 __attribute__((constructor(102))) static void reg_vexp(void) {
   if (!mt_cpu_has_v4()) return;
+  generated_f32[MT_EXP] = table[MT_EXP][MT_F32];
+  generated_f32[MT_SIGMOID] = table[MT_SIGMOID][MT_F32];
+  generated_f32[MT_SILU] = table[MT_SILU][MT_F32];
+  generated_f32[MT_GELU_BACKWARD] = table[MT_GELU_BACKWARD][MT_F32];
   table[MT_EXP][MT_F32] = mt_vexp_f32;
   table[MT_SIGMOID][MT_F32] = mt_vsigmoid_f32;
   table[MT_SILU][MT_F32] = mt_vsilu_f32;
+  table[MT_GELU_BACKWARD][MT_F32] = mt_vgelu_backward_f32;
 }
 #endif
 
 int mt_vexp_active(void) {
 #if MT_HAVE_VEXP
   return table[MT_EXP][MT_F32] == mt_vexp_f32 && table[MT_SIGMOID][MT_F32] == mt_vsigmoid_f32 &&
-         table[MT_SILU][MT_F32] == mt_vsilu_f32;
+         table[MT_SILU][MT_F32] == mt_vsilu_f32 && table[MT_GELU_BACKWARD][MT_F32] == mt_vgelu_backward_f32;
 #else
   return 0;
 #endif
+}
+
+int mt_pointwise_generated_1d(int op, int64_t n, void *p0, void *p1, void *p2, int64_t s0, int64_t s1,
+                              int64_t s2) {
+  mt_loop loop = 0;
+#if MT_HAVE_VEXP
+  if (op >= 0 && op < MT_NUM_POINTWISE) loop = generated_f32[op];
+#endif
+  if (!loop && op >= 0 && op < MT_NUM_POINTWISE) loop = table[op][MT_F32];
+  if (!loop) return MT_ERR_UNSUPPORTED;
+  char *p[MT_MAX_OPS] = {p0, p1, p2, 0};
+  int64_t s[MT_MAX_OPS] = {s0, s1, s2, 0}, os[MT_MAX_OPS] = {0};
+  mt_attrs a = {0};
+  return loop(n, 1, p, s, os, &a);
 }
 
 int mt_vexp_expected(void) {

@@ -1,13 +1,12 @@
-/* AVX-512 loops for float32 exp, sigmoid, silu and softmax's exponentials:
- * mt_expf written with
- * intrinsics. The compiler's vectorisation of mt_expf spends about 45
- * instructions on 16 floats, most of them on the clamps and on the scaling
- * by 2^n in two factors; here VSCALEFPS does the scaling (one rounding, as
- * the two factors give: the first is exact) and the rest is the same
- * arithmetic in the same order, fused multiply-adds where the compiler
- * contracts them in the x86-64-v4 clone. So each element gets the bits the
- * scalar formula gives under x86-64-v4; vexp_test.go checks it against the
- * strided branch of the same loops, which runs that formula.
+/* AVX-512 loops for float32 exp, sigmoid, silu, gelu's gradient and
+ * softmax's exponentials: mt_expf and mt_erff written with intrinsics.
+ * The compiler's vectorisation of mt_expf spends about 45 instructions on
+ * 16 floats, most of them on the clamps and on the scaling by 2^n in two
+ * factors; here VSCALEFPS does the scaling (one rounding, as the two
+ * factors give: the first is exact) and the rest is the same arithmetic
+ * in the same order, fused multiply-adds where the compiler contracts them
+ * in the x86-64-v4 clone. So each element gets the bits of the generated
+ * loop it replaces; vexp_test.go checks it, strided rows too.
  *
  * pointwise.c includes this after fastexp.h and, when the CPU has
  * x86-64-v4, puts these loops in its table in place of the generated ones;
@@ -18,6 +17,9 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(MT_NO_CLONES)
 #define MT_HAVE_VEXP 1
 #include <immintrin.h>
+
+#include "fastexp.h"
+#include "fasterf.h"
 
 #define MT_V4 __attribute__((target("arch=x86-64-v4")))
 
@@ -46,8 +48,66 @@ static inline MT_V4 __m512 mt_neg16(__m512 x) {
   return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
 }
 
+/* mt_exp_neg16_16 is fasterf.h's mt_exp_neg16 of 16 floats. */
+static inline MT_V4 __m512 mt_exp_neg16_16(__m512 x) {
+  const __m512 shift = _mm512_set1_ps(12582912.0f);
+  const __m512 m = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504089f), shift);
+  const __m512 n = _mm512_sub_ps(m, shift);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);
+  y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
+  const __m512i e = _mm512_add_epi32(_mm512_castps_si512(y), _mm512_slli_epi32(_mm512_castps_si512(m), 23));
+  return _mm512_castsi512_ps(e);
+}
+
+/* mt_erf16 is fasterf.h's mt_erff of 16 floats. */
+static inline MT_V4 __m512 mt_erf16(__m512 x) {
+  const __m512i sign = _mm512_set1_epi32((int)0x80000000u);
+  const __m512 a = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(x)));
+  const __m512 s = _mm512_mul_ps(a, a);
+  __m512 p = _mm512_fmsub_ps(_mm512_set1_ps(7.853865100e-05f), s, _mm512_set1_ps(8.010197780e-04f));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(5.188328680e-03f));
+  p = _mm512_fmsub_ps(p, s, _mm512_set1_ps(2.685381286e-02f));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(1.128358543e-01f));
+  p = _mm512_fmsub_ps(p, s, _mm512_set1_ps(3.761262596e-01f));
+  p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(1.283791661e-01f));
+  const __m512 small = _mm512_fmadd_ps(a, p, a);
+  const __m512 four = _mm512_set1_ps(4.0f);
+  const __m512 b = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, four, _CMP_GT_OQ), a, four);
+  const __m512 t = _mm512_sub_ps(b, _mm512_set1_ps(2.0f));
+  __m512 r = _mm512_fmsub_ps(_mm512_set1_ps(1.068461788e-04f), t, _mm512_set1_ps(2.023067937e-04f));
+  r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(5.034981878e-04f));
+  r = _mm512_fmsub_ps(r, t, _mm512_set1_ps(1.857409370e-03f));
+  r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(5.475543905e-03f));
+  r = _mm512_fmsub_ps(r, t, _mm512_set1_ps(1.544300839e-02f));
+  r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(4.180156812e-02f));
+  r = _mm512_fmsub_ps(r, t, _mm512_set1_ps(1.067977846e-01f));
+  r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(2.553955913e-01f));
+  const __m512 large = _mm512_fnmadd_ps(mt_exp_neg16_16(_mm512_mul_ps(mt_neg16(b), b)), r, _mm512_set1_ps(1.0f));
+  const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ), large, small);
+  return _mm512_castsi512_ps(_mm512_or_si512(_mm512_andnot_si512(sign, _mm512_castps_si512(v)),
+                                             _mm512_and_si512(sign, _mm512_castps_si512(x))));
+}
+
+/* mt_vgelu_backward_op is pointwise.c's mt_gelu_backwardf of 16 floats:
+ * g times Phi(x) + x phi(x). */
+static inline MT_V4 __m512 mt_vgelu_backward_op(__m512 g, __m512 x) {
+  const __m512 half = _mm512_set1_ps(0.5f);
+  const __m512 cdf =
+      _mm512_mul_ps(half, _mm512_add_ps(_mm512_set1_ps(1.0f), mt_erf16(_mm512_mul_ps(x, _mm512_set1_ps((float)M_SQRT1_2)))));
+  const __m512 q = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), x), x);
+  const __m512 pdf = _mm512_mul_ps(mt_exp16(q), _mm512_set1_ps((float)(M_2_SQRTPI * M_SQRT1_2 * 0.5)));
+  /* The generated loop fuses the exact 0.5 * (1 + erf) into the addition
+   * rather than x * pdf: the sum of cdf and the rounded product. */
+  return _mm512_mul_ps(g, _mm512_add_ps(cdf, _mm512_mul_ps(x, pdf)));
+}
 /* The three ops on 16 floats, as loops_gen.h writes them. */
-static inline MT_V4 __m512 mt_vexp_op(__m512 x) { return mt_exp16(x); }
 /* A NaN x gives x quieted, its sign kept, as the generated loop does (the
  * compiler folds the negation into a fused multiply-add, which passes a
  * NaN operand through unnegated) and the scalar path below says outright. */
@@ -58,41 +118,56 @@ static inline MT_V4 __m512 mt_vsigmoid_op(__m512 x) {
 }
 static inline MT_V4 __m512 mt_vsilu_op(__m512 x) { return _mm512_mul_ps(x, mt_vsigmoid_op(x)); }
 
-/* One scalar element, for strided rows: the formula of loops_gen.h, compiled
- * for x86-64-v4 as the clone it replaces, a NaN's sign and payload kept
- * explicitly (as the vector path keeps them). */
-static inline MT_V4 float mt_sexp_op(float x) { return mt_expf(x); }
-static inline MT_V4 float mt_ssigmoid_op(float x) { return x != x ? x + x : 1.0f / (1.0f + mt_expf(-x)); }
-static inline MT_V4 float mt_ssilu_op(float x) { return x * mt_ssigmoid_op(x); }
-
-/* MT_VLOOP defines an mt_loop over rows: contiguous rows 16 floats at a
- * time (the tail under a mask), strided ones element by element. */
-#define MT_VLOOP(name, vop, sop)                                                                  \
+/* MT_VLOOP defines an mt_loop over rows of an op of one operand (NIN 1)
+ * or two: contiguous rows 16 floats at a time (the tail under a mask),
+ * strided ones gathered 16 at a time into a vector and scattered back, so
+ * that every element gets the vector op's bits whatever the layout (the
+ * scalar formula compiled for x86-64-v4 may contract otherwise). */
+#define MT_VLOOP(name, NIN, VOP)                                                                  \
   static MT_V4 int name(int64_t n, int64_t rows, char *const *p, const int64_t *s, const int64_t *os, \
                         const mt_attrs *a) {                                                      \
     (void)a;                                                                                      \
     for (int64_t r = 0; r < rows; r++) {                                                          \
       char *o = p[0] + r * os[0];                                                                 \
-      const char *xp = p[1] + r * os[1];                                                          \
-      if (s[0] == 4 && s[1] == 4) {                                                               \
+      const char *xp = p[1] + r * os[1], *yp = NIN > 1 ? p[2] + r * os[2] : xp;                   \
+      const int64_t sy = NIN > 1 ? s[2] : s[1];                                                   \
+      if (s[0] == 4 && s[1] == 4 && sy == 4) {                                                    \
         float *of = (float *)o;                                                                   \
-        const float *xf = (const float *)xp;                                                      \
+        const float *xf = (const float *)xp, *yf = (const float *)yp;                             \
         int64_t i = 0;                                                                            \
-        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(of + i, vop(_mm512_loadu_ps(xf + i)));      \
+        for (; i + 16 <= n; i += 16) {                                                            \
+          const __m512 x = _mm512_loadu_ps(xf + i), y = _mm512_loadu_ps(yf + i);                  \
+          (void)y;                                                                                \
+          _mm512_storeu_ps(of + i, VOP);                                                          \
+        }                                                                                         \
         if (i < n) {                                                                              \
           const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                   \
-          _mm512_mask_storeu_ps(of + i, m, vop(_mm512_maskz_loadu_ps(m, xf + i)));                \
+          const __m512 x = _mm512_maskz_loadu_ps(m, xf + i), y = _mm512_maskz_loadu_ps(m, yf + i); \
+          (void)y;                                                                                \
+          _mm512_mask_storeu_ps(of + i, m, VOP);                                                  \
         }                                                                                         \
-      } else {                                                                                    \
-        for (int64_t i = 0; i < n; i++) *(float *)(o + i * s[0]) = sop(*(const float *)(xp + i * s[1])); \
+        continue;                                                                                 \
+      }                                                                                           \
+      for (int64_t i = 0; i < n; i += 16) {                                                       \
+        const int64_t k = n - i < 16 ? n - i : 16;                                                \
+        float xb[16] = {0}, yb[16] = {0}, ob[16];                                                 \
+        for (int64_t q = 0; q < k; q++) {                                                         \
+          xb[q] = *(const float *)(xp + (i + q) * s[1]);                                          \
+          yb[q] = *(const float *)(yp + (i + q) * sy);                                            \
+        }                                                                                         \
+        const __m512 x = _mm512_loadu_ps(xb), y = _mm512_loadu_ps(yb);                            \
+        (void)y;                                                                                  \
+        _mm512_storeu_ps(ob, VOP);                                                                \
+        for (int64_t q = 0; q < k; q++) *(float *)(o + (i + q) * s[0]) = ob[q];                   \
       }                                                                                           \
     }                                                                                             \
     return 0;                                                                                     \
   }
 
-MT_VLOOP(mt_vexp_f32, mt_vexp_op, mt_sexp_op)
-MT_VLOOP(mt_vsigmoid_f32, mt_vsigmoid_op, mt_ssigmoid_op)
-MT_VLOOP(mt_vsilu_f32, mt_vsilu_op, mt_ssilu_op)
+MT_VLOOP(mt_vexp_f32, 1, mt_exp16(x))
+MT_VLOOP(mt_vsigmoid_f32, 1, mt_vsigmoid_op(x))
+MT_VLOOP(mt_vsilu_f32, 1, mt_vsilu_op(x))
+MT_VLOOP(mt_vgelu_backward_f32, 2, mt_vgelu_backward_op(x, y)) /* x the gradient, y the input */
 
 /* mt_vexp_sub_f32 writes e^(x[i] - m) to o[i] for n floats: the exp loop
  * of softmax's contiguous rows (reduce.c). */

@@ -27,19 +27,32 @@ func expInputs() []float32 {
 	return xs
 }
 
-// runLoop runs op over xs with the given element strides (1: contiguous).
-func runLoop(t *testing.T, op int, xs []float32, stride int) []float32 {
+// runLoop runs op over xs with the given element strides (1: contiguous),
+// through the table's loop, or with generated through the loop the
+// compiler generated. A two-operand op (gelu's gradient) gets a gradient
+// that depends on each x as its first operand and xs as its second.
+func runLoop(t *testing.T, op int, xs []float32, stride int, generated ...bool) []float32 {
 	t.Helper()
 	in := make([]float32, len(xs)*stride)
+	grad := make([]float32, len(xs)*stride)
 	out := make([]float32, len(xs)*stride)
 	for i, x := range xs {
 		in[i*stride] = x
+		grad[i*stride] = float32(math.Float32bits(x)%13) - 6.5
 	}
 	var p [cpukernels.MaxOps]unsafe.Pointer
 	var s [cpukernels.MaxOps]int64
 	p[0], p[1] = unsafe.Pointer(&out[0]), unsafe.Pointer(&in[0])
 	s[0], s[1] = int64(4*stride), int64(4*stride)
-	if err := cpukernels.Pointwise1D(op, cpukernels.DTypeF32, len(xs), &p, &s, &cpukernels.Attrs{}); err != nil {
+	if op == cpukernels.OpGeluBackward {
+		p[1], p[2] = unsafe.Pointer(&grad[0]), unsafe.Pointer(&in[0])
+		s[2] = int64(4 * stride)
+	}
+	run := func() error { return cpukernels.Pointwise1D(op, cpukernels.DTypeF32, len(xs), &p, &s, &cpukernels.Attrs{}) }
+	if len(generated) > 0 && generated[0] {
+		run = func() error { return cpukernels.PointwiseGenerated1D(op, len(xs), &p, &s) }
+	}
+	if err := run(); err != nil {
 		t.Fatal(err)
 	}
 	res := make([]float32, len(xs))
@@ -49,8 +62,10 @@ func runLoop(t *testing.T, op int, xs []float32, stride int) []float32 {
 	return res
 }
 
-// TestVectorExpMatchesScalar checks that the contiguous loops of float32
-// exp, sigmoid and silu (vexp.h's intrinsics where the CPU has AVX-512)
+// TestVectorExpMatchesScalar checks that the loops of float32 exp,
+// sigmoid, silu and gelu's gradient (vexp.h's intrinsics where the CPU has
+// AVX-512), on contiguous and strided rows, give the bits of the loops the
+// compiler generated from the scalar formulas (contiguous),
 // give the bits of their strided loops (the scalar formula), NaN payloads
 // included, also on the tails of rows shorter than a vector.
 func TestVectorExpMatchesScalar(t *testing.T) {
@@ -61,14 +76,18 @@ func TestVectorExpMatchesScalar(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		op   int
-	}{{"exp", cpukernels.OpExp}, {"sigmoid", cpukernels.OpSigmoid}, {"silu", cpukernels.OpSilu}} {
-		vec, sca := runLoop(t, c.op, xs, 1), runLoop(t, c.op, xs, 2)
-		bad := 0
-		for i := range xs {
-			if math.Float32bits(vec[i]) != math.Float32bits(sca[i]) {
-				if bad++; bad <= 5 {
-					t.Errorf("%s(%g = %#08x): contiguous %g (%#08x), strided %g (%#08x)", c.name, xs[i],
-						math.Float32bits(xs[i]), vec[i], math.Float32bits(vec[i]), sca[i], math.Float32bits(sca[i]))
+	}{{"exp", cpukernels.OpExp}, {"sigmoid", cpukernels.OpSigmoid}, {"silu", cpukernels.OpSilu},
+		{"gelu_backward", cpukernels.OpGeluBackward}} {
+		gen := runLoop(t, c.op, xs, 1, true)
+		for _, stride := range []int{1, 2} {
+			got := runLoop(t, c.op, xs, stride)
+			bad := 0
+			for i := range xs {
+				if math.Float32bits(got[i]) != math.Float32bits(gen[i]) {
+					if bad++; bad <= 5 {
+						t.Errorf("%s(%g = %#08x), stride %d: %g (%#08x), the generated loop %g (%#08x)", c.name, xs[i],
+							math.Float32bits(xs[i]), stride, got[i], math.Float32bits(got[i]), gen[i], math.Float32bits(gen[i]))
+					}
 				}
 			}
 		}
@@ -79,7 +98,7 @@ func TestVectorExpMatchesScalar(t *testing.T) {
 			mixed = append(mixed, float32(math.Ldexp(float64(i%7)-3.3, i%9-2)))
 		}
 		mixed = append(mixed, expInputs()[:8]...)
-		want := runLoop(t, c.op, mixed, 2)
+		want := runLoop(t, c.op, mixed, 1, true)
 		for n := 1; n <= len(mixed); n++ {
 			got := runLoop(t, c.op, mixed[len(mixed)-n:], 1)
 			for i := range got {
