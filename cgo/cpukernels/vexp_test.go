@@ -48,7 +48,9 @@ func runLoop(t *testing.T, op int, xs []float32, stride int, generated ...bool) 
 		p[1], p[2] = unsafe.Pointer(&grad[0]), unsafe.Pointer(&in[0])
 		s[2] = int64(4 * stride)
 	}
-	run := func() error { return cpukernels.Pointwise1D(op, cpukernels.DTypeF32, len(xs), &p, &s, &cpukernels.Attrs{}) }
+	run := func() error {
+		return cpukernels.Pointwise1D(op, cpukernels.DTypeF32, len(xs), &p, &s, &cpukernels.Attrs{})
+	}
 	if len(generated) > 0 && generated[0] {
 		run = func() error { return cpukernels.PointwiseGenerated1D(op, len(xs), &p, &s) }
 	}
