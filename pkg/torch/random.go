@@ -185,7 +185,7 @@ func probabilitiesValid(p *Tensor) error {
 		}
 	})
 	if err == nil && !ok {
-		err = p.opError("bernoulli", ErrArgument, "bernoulli expects all elements of the input to be in [0, 1]")
+		err = p.opError("bernoulli", ErrArgument, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 	}
 	return err
 }

@@ -498,8 +498,8 @@ func bernoulliTensorKernel(c *kernel.Call) error {
 		bad = bad || !(v >= 0 && v <= 1)
 		probs = append(probs, v)
 	})
-	if bad {
-		return kernel.Errorf(kernel.ErrArgument, "bernoulli expects all elements of the input to be in [0, 1]")
+	if bad { // PyTorch's message (1.13 and 2.x: bernoulli_distribution's TORCH_CHECK), without its request for a better one
+		return kernel.Errorf(kernel.ErrArgument, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 	}
 	r := c.Random
 	r.Lock()
