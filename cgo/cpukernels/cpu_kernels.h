@@ -60,6 +60,9 @@ int mt_pointwise_1d(int op, int dtype, int64_t n, void *p0, void *p1, void *p2, 
 typedef int (*mt_share_fn)(void *ctx, int share, int64_t begin, int64_t end);
 int mt_pool_start(int size);
 int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares);
+/* mt_parallel_chunk is the length of mt_parallel's shares of n with grain
+ * (n when it would not split), the pool being free. */
+int64_t mt_parallel_chunk(int64_t n, int64_t grain);
 /* mt_parallel_balanced is mt_parallel whose shares, once their own range
  * is done, take over the back half of the largest range left (balance.c):
  * fn may be called several times per share, on ranges of at least piece
@@ -121,9 +124,11 @@ int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const 
  * mt_reduce does along the rows of a contiguous [rows, r] array (inner 1),
  * writing one value per row, or r for scans and softmax, to out: the same
  * kernel on the same values, so the same bits. Rows are split across the
- * pool in shares of at least grain rows (0: on the caller's thread). */
+ * pool in shares of at least grain rows (0: on the caller's thread);
+ * op_grain is the grain the chain's ops split with alone (0: not split),
+ * which places the blocks the chain runs in (see eval_range in fused.c). */
 int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots, int slot,
-                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain);
+                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain, int64_t op_grain);
 
 /* mt_cast copies operand 1 (of dtype src) into operand 0 (of dtype dst),
  * converting as PyTorch does, over elements [begin, end) of a 2-operand plan. */

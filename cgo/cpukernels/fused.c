@@ -170,73 +170,86 @@ static int sum_share(void *ctx, int share, int64_t begin, int64_t end) {
   return status;
 }
 
-/* ---- a chain that ends in a reduction along its last dimension ----
- * Each row of the reduced slot's values is gathered, block by block as the
- * chain computes it, into a row buffer, and the reduction's own kernel
- * runs over that buffer as mt_reduce runs it over a row in memory. */
-typedef struct {
-  const fused_job *j;
-  int slot;     /* the slot reduced */
-  int64_t r;    /* elements per row */
-  mt_red_fn fn; /* the reduction's kernel */
-  int along;    /* it writes r values per row, else one */
-  int64_t os;   /* bytes per output value */
-  char *out;
-  mt_attrs a;
-} rows_job;
+/* ---- the values of a range of elements, for the reductions below ----
+ * eval_range writes the values of slot for elements [a, b) of the chain's
+ * n to dst. It runs the chain in blocks placed as each op places its loop
+ * when it runs alone over the n elements: inside the share of `chunk`
+ * elements that holds them (mt_parallel's split, as mt_fused splits), at
+ * multiples of MT_VEC elements from the share's start, a block reaching
+ * the share's last partial vector ending at the share's end. An element
+ * then falls in the vectorised body or in the remainder of every loop as
+ * it does alone (the compiler may round the two differently: a NaN's sign,
+ * say), and gets the same bits. Blocks of neighbouring ranges overlap;
+ * stored results are then written twice, with the same values. */
+#define MT_VEC 16 /* elements of float per AVX-512 vector: a multiple of every vector width */
+_Static_assert(MT_FUSED_BLOCK % MT_VEC == 0, "blocks are whole vectors");
 
-/* rows_few runs rows [begin, end) of at most a block each, as many whole
- * rows a block as fit, and reduces each where the block leaves it. */
-static int rows_few(const rows_job *rj, int64_t begin, int64_t end, char **buf) {
-  const int64_t r = rj->r, esz = rj->j->esz, per = MT_FUSED_BLOCK / r;
+static int eval_range(const fused_job *j, int slot, int64_t a, int64_t b, int64_t n, int64_t chunk, char **buf,
+                      char *dst) {
+  const int64_t esz = j->esz;
   int status = MT_OK;
-  for (int64_t o = begin; o < end; o += per) {
-    const int64_t q = end - o < per ? end - o : per;
+  while (a < b) {
+    const int64_t s = a / chunk * chunk, e = s + chunk < n ? s + chunk : n;
+    const int64_t from = s + (a - s) / MT_VEC * MT_VEC;
+    const int64_t stop = b < from + MT_FUSED_BLOCK ? b : from + MT_FUSED_BLOCK; /* wanted: [a, stop) */
+    const int64_t end_ = stop < e ? stop : e;
+    int64_t to = s + (end_ - s + MT_VEC - 1) / MT_VEC * MT_VEC;
+    if (to > e) to = e;
     const char *at;
-    int st = run_block(rj->j, o * r, q * r, buf, rj->slot, &at);
+    const int st = run_block(j, from, to - from, buf, slot, &at);
     if (st != MT_OK) status = st;
-    for (int64_t i = 0; i < q; i++) {
-      char *dst = rj->out + (rj->along ? (o + i) * r : o + i) * rj->os;
-      st = rj->fn(at + i * r * esz, 0, r, 1, 1, dst, 0, &rj->a);
-      if (st != MT_OK) status = st;
-    }
+    memcpy(dst, at + (a - from) * esz, (size_t)((end_ - a) * esz));
+    dst += (end_ - a) * esz;
+    a = end_;
   }
   return status;
 }
 
+/* ---- a chain that ends in a reduction along its last dimension ----
+ * Each row of the reduced slot's values is gathered by eval_range into a
+ * row buffer, and the reduction's own kernel runs over that buffer as
+ * mt_reduce runs it over a row in memory. */
+typedef struct {
+  const fused_job *j;
+  int slot;      /* the slot reduced */
+  int64_t r;     /* elements per row */
+  int64_t n;     /* elements of the chain */
+  int64_t chunk; /* eval_range's share length */
+  mt_red_fn fn;  /* the reduction's kernel */
+  int along;     /* it writes r values per row, else one */
+  int64_t os;    /* bytes per output value */
+  char *out;
+  mt_attrs a;
+} rows_job;
+
+/* rows_share reduces rows [begin, end): short rows several at a time (as
+ * many as fill a block), each from the buffer eval_range fills. */
 static int rows_share(void *ctx, int share, int64_t begin, int64_t end) {
   (void)share;
   const rows_job *rj = ctx;
   const fused_job *j = rj->j;
-  const int64_t r = rj->r, esz = j->esz;
+  const int64_t r = rj->r, esz = j->esz, per = r < MT_FUSED_BLOCK ? MT_FUSED_BLOCK / r : 1;
   char *buf[MT_FUSED_MAX_SLOTS] = {0};
   int nomem;
   char *arena = block_buffers(j, buf, &nomem);
   if (nomem) return MT_ERR_NOMEM;
-  if (r <= MT_FUSED_BLOCK) {
-    const int st = rows_few(rj, begin, end, buf);
-    free(arena);
-    return st;
-  }
-  char *row = aligned_alloc(64, (size_t)((r * esz + 63) / 64 * 64));
-  if (!row) {
+  char *rows = aligned_alloc(64, (size_t)((per * r * esz + 63) / 64 * 64));
+  if (!rows) {
     free(arena);
     return MT_ERR_NOMEM;
   }
   int status = MT_OK;
-  for (int64_t o = begin; o < end; o++) {
-    for (int64_t k = 0; k < r; k += MT_FUSED_BLOCK) {
-      const int64_t len = r - k < MT_FUSED_BLOCK ? r - k : MT_FUSED_BLOCK;
-      const char *at;
-      const int st = run_block(j, o * r + k, len, buf, rj->slot, &at);
-      if (st != MT_OK) status = st;
-      memcpy(row + k * esz, at, (size_t)(len * esz));
-    }
-    char *dst = rj->out + (rj->along ? o * r : o) * rj->os;
-    const int st = rj->fn(row, 0, r, 1, 1, dst, 0, &rj->a);
+  for (int64_t o = begin; o < end; o += per) {
+    const int64_t q = end - o < per ? end - o : per;
+    int st = eval_range(j, rj->slot, o * r, (o + q) * r, rj->n, rj->chunk, buf, rows);
     if (st != MT_OK) status = st;
+    for (int64_t i = 0; i < q; i++) {
+      char *dst = rj->out + (rj->along ? (o + i) * r : o + i) * rj->os;
+      st = rj->fn(rows + i * r * esz, 0, r, 1, 1, dst, 0, &rj->a);
+      if (st != MT_OK) status = st;
+    }
   }
-  free(row);
+  free(rows);
   free(arena);
   return status;
 }
@@ -308,7 +321,7 @@ int mt_fused_sum(int dtype, int64_t n, const mt_fstep *steps, int nsteps, const 
 }
 
 int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *slots, int nslots, int slot,
-                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain) {
+                  int rop, int64_t rows, int64_t r, void *out, mt_attrs a, int64_t grain, int64_t op_grain) {
   fused_job j;
   const int st = prepare(&j, dtype, steps, nsteps, slots, nslots);
   if (st != MT_OK) return st;
@@ -329,9 +342,11 @@ int mt_fused_rows(int dtype, const mt_fstep *steps, int nsteps, const mt_fslot *
   default:
     return MT_ERR_UNSUPPORTED;
   }
-  rows_job rj = {&j, slot, r, 0, 0, 0, out, a};
+  const int64_t n = rows * r;
+  rows_job rj = {&j, slot, r, n, op_grain > 0 ? mt_parallel_chunk(n, op_grain) : n, 0, 0, 0, out, a};
   rj.fn = mt_reduction_fn(rop, dtype, &rj.along, &rj.os);
   if (!rj.fn) return MT_ERR_UNSUPPORTED;
   if (grain < 1 || rows < 2 * grain) return rows_share(&rj, 0, 0, rows);
   return mt_parallel(rows, grain, rows_share, &rj, 0);
 }
+

@@ -19,9 +19,9 @@ static inline int mt_fused_sum_u(int dt, int64_t n, uintptr_t steps, int nsteps,
 		split_grain, (void *)out);
 }
 static inline int mt_fused_rows_u(int dt, uintptr_t steps, int nsteps, uintptr_t slots, int nslots, int slot,
-		int rop, int64_t rows, int64_t r, uintptr_t out, mt_attrs a, int64_t grain) {
+		int rop, int64_t rows, int64_t r, uintptr_t out, mt_attrs a, int64_t grain, int64_t op_grain) {
 	return mt_fused_rows(dt, (const mt_fstep *)steps, nsteps, (const mt_fslot *)slots, nslots, slot, rop, rows,
-		r, (void *)out, a, grain);
+		r, (void *)out, a, grain, op_grain);
 }
 */
 import "C"
@@ -106,14 +106,16 @@ func FusedSum(dt, n int, steps []FusedStep, slots []FusedSlot, slot, splitGrain 
 // reduction rop (an R constant) along each row of r of slot's values, as
 // Reduce does over a contiguous [rows, r] array, writing to out one value
 // per row (r for scans and softmax) with the bits Reduce gives. Rows are
-// split across the pool in shares of at least grain rows (0: not split).
-func FusedRows(dt int, steps []FusedStep, slots []FusedSlot, slot, rop, rows, r int, out unsafe.Pointer, a *Attrs, grain int) error {
+// split across the pool in shares of at least grain rows (0: not split);
+// opGrain is the grain the chain's ops split with when they run alone (0:
+// not split), which places the blocks the chain is run in.
+func FusedRows(dt int, steps []FusedStep, slots []FusedSlot, slot, rop, rows, r int, out unsafe.Pointer, a *Attrs, grain, opGrain int) error {
 	if len(steps) == 0 || len(slots) == 0 {
 		return ErrUnsupported
 	}
 	st := C.mt_fused_rows_u(C.int(dt), addr(unsafe.Pointer(&steps[0])), C.int(len(steps)),
 		addr(unsafe.Pointer(&slots[0])), C.int(len(slots)), C.int(slot), C.int(rop), C.int64_t(rows),
-		C.int64_t(r), addr(out), cattrs(a), C.int64_t(grain))
+		C.int64_t(r), addr(out), cattrs(a), C.int64_t(grain), C.int64_t(opGrain))
 	runtime.KeepAlive(steps)
 	runtime.KeepAlive(slots)
 	if st == C.MT_ERR_NOMEM {

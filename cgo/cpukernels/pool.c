@@ -136,6 +136,13 @@ int mt_parallel(int64_t n, int64_t grain, mt_share_fn fn, void *ctx, int *shares
   return st != MT_OK ? st : st2;
 }
 
+int64_t mt_parallel_chunk(int64_t n, int64_t grain) {
+  int64_t shares = pool.size;
+  if (grain < 1) grain = 1;
+  if (shares > 1 && n / grain < shares) shares = n / grain;
+  return shares <= 1 ? n : (n + shares - 1) / shares;
+}
+
 /* mt_pool_quiet sends polling workers to sleep: called before a matrix
  * product, whose BLAS threads need every core. The next job wakes them. */
 void mt_pool_quiet(void) { atomic_store_explicit(&pool.quiet, 1, memory_order_relaxed); }

@@ -86,6 +86,36 @@ func TestPipelineChainRowReductions(t *testing.T) {
 	}
 }
 
+// TestPipelineRowsAlignedAsAlone checks rows that start anywhere in a
+// vector (30, 1000 and 70 elements), with ops whose vectorised loops and
+// remainders may give a NaN a different sign (neg, relu, tanh): each
+// element of the fused chain takes the part of each loop it takes when the
+// op runs alone, so the reductions get eager's bits, on one thread and two.
+func TestPipelineRowsAlignedAsAlone(t *testing.T) {
+	for _, sh := range [][]int{{40, 30}, {17, 1000}, {6, 5, 70}, {700, 70}} {
+		for _, dt := range []torch.DType{torch.Float32, torch.Float64} {
+			x, a := pipelineInput(1, dt, sh...), pipelineInput(2, dt, sh...)
+			bias := pipelineInput(3, dt, sh[len(sh)-1])
+			for rname, red := range rowReductions {
+				chain := func() []*torch.Tensor {
+					y := x.Mul(a).Add(bias).Neg().Relu()
+					return []*torch.Tensor{red(y), red(x.Sub(a).Tanh().Neg()), y}
+				}
+				want := chain()
+				var got []*torch.Tensor
+				if err := torch.Pipeline(func(*torch.Pipe) error { got = chain(); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if err := conformance.SameBits(want[i], got[i]); err != nil {
+						t.Fatalf("%s %v, %s, result %d: %v", dt, sh, rname, i, err)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestPipelineRowReductionDims checks reductions over more than the last
 // dimension, over a dim that is not last (not fused: the values must
 // still be eager's), and a softmax along a middle dim.

@@ -13,7 +13,10 @@ import (
 // a row buffer and runs the reduction's own kernel over it, as the
 // reduction alone runs it over each row of a contiguous array
 // (mt_fused_rows), so that the values have the same bits; the reduced
-// result is stored only if something else reads it.
+// result is stored only if something else reads it. (Sums down columns
+// were fused too, in the order of the sum alone, and ran slower than the
+// ops one by one: the chain in pieces of a row, each thread reading every
+// row. They run alone.)
 
 // rowOps are the reductions that join a chain, by their C engine op.
 var rowOps = map[kernel.OpID]int{
@@ -100,7 +103,12 @@ func runChainRows(b *kernel.Batch, i, end int, rr rowReduction) (int, error) {
 		beginLarge()
 		g = max(1, grain/2/rr.r)
 	}
-	err = cpukernels.FusedRows(int(ch.dtype), ch.steps, ch.slots, int(slot), rr.rop, rr.rows, rr.r, c.Out[0].Data(), &a, g)
+	// The chain's ops alone split as fuseChain splits them.
+	og := 0
+	if ch.n >= grain {
+		og = grain / 2
+	}
+	err = cpukernels.FusedRows(int(ch.dtype), ch.steps, ch.slots, int(slot), rr.rop, rr.rows, rr.r, c.Out[0].Data(), &a, g, og)
 	runtime.KeepAlive(ch)
 	runtime.KeepAlive(b)
 	if err = ch.failure(err); err != nil {
