@@ -96,6 +96,7 @@ int mt_cast_parallel(int dst, int src, const mt_plan *plan, void *p0, void *p1, 
  * pointer-free: addresses are integers. */
 enum { MT_SLOT_BUFFER = 0, MT_SLOT_DENSE = 1, MT_SLOT_CONST = 2, MT_SLOT_STRIDED = 3 };
 #define MT_FUSED_MAX_SLOTS 32
+#define MT_VEC 16 /* elements of float per AVX-512 vector: a multiple of every vector width the loops use */
 #define MT_FUSED_MAX_STEPS 16
 typedef struct {
   int64_t kind; /* MT_SLOT_* */

@@ -181,7 +181,6 @@ static int sum_share(void *ctx, int share, int64_t begin, int64_t end) {
  * it does alone (the compiler may round the two differently: a NaN's sign,
  * say), and gets the same bits. Blocks of neighbouring ranges overlap;
  * stored results are then written twice, with the same values. */
-#define MT_VEC 16 /* elements of float per AVX-512 vector: a multiple of every vector width */
 _Static_assert(MT_FUSED_BLOCK % MT_VEC == 0, "blocks are whole vectors");
 
 static int eval_range(const fused_job *j, int slot, int64_t a, int64_t b, int64_t n, int64_t chunk, char **buf,

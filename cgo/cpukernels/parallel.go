@@ -36,6 +36,15 @@ import (
 // call has an effect.
 func StartPool(size int) { C.mt_pool_start(C.int(size)) }
 
+// ParallelChunk is the length of the shares a parallel kernel splits n
+// elements into with grain (n when it would not split), the pool being
+// free.
+func ParallelChunk(n, grain int) int { return int(C.mt_parallel_chunk(C.int64_t(n), C.int64_t(grain))) }
+
+// VecElems is the fused chains' vector unit (fused.c's MT_VEC): elements of
+// float in an AVX-512 vector, a multiple of every vector width the loops use.
+const VecElems = C.MT_VEC
+
 // PointwiseParallel is Pointwise over elements [0, n) of plan, split across
 // the pool in shares of at least grain elements: one cgo call for the op.
 func PointwiseParallel(op, dt int, plan *Plan, p *[MaxOps]unsafe.Pointer, n int, a *Attrs, grain int) error {

@@ -175,3 +175,31 @@ func TestPipelineRowReductionsAllocateOnlyTheirResult(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineBroadcastJoinsOnlyWholeVectors checks that a step with a
+// broadcast input joins a chain only when the rows it walks are whole
+// vectors (16 floats), so that no block of the chain cuts a row where the
+// op alone would not start a loop: a bias of 1024 joins, one of 1000 does
+// not (the chain's result is then stored), and both give eager's bits.
+func TestPipelineBroadcastJoinsOnlyWholeVectors(t *testing.T) {
+	for _, cols := range []int{1024, 1000} {
+		rows := 64
+		x := finiteInput(1, torch.Float32, rows*cols).Reshape(rows, cols)
+		bias := finiteInput(2, torch.Float32, cols)
+		chain := func() *torch.Tensor { return x.MulScalar(2).Add(bias).Relu().Softmax(-1) }
+		want := chain()
+		before := cpu.Stats()
+		var got *torch.Tensor
+		if err := torch.Pipeline(func(*torch.Pipe) error { got = chain(); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := conformance.SameBits(want, got); err != nil {
+			t.Fatalf("bias of %d: %v", cols, err)
+		}
+		after := cpu.Stats()
+		allocs := (after.Hits + after.Misses) - (before.Hits + before.Misses)
+		if joined := allocs == 1; joined != (cols%16 == 0) {
+			t.Errorf("bias of %d: %d allocations of cached size (1: the softmax's result alone)", cols, allocs)
+		}
+	}
+}

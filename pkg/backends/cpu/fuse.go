@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 
@@ -58,17 +59,16 @@ func runBatch(b *kernel.Batch) (int, error) {
 // chainEnd returns the end of the chain of calls that starts at i: the
 // first call after i that cannot join it (i+1 when i cannot start one).
 func chainEnd(b *kernel.Batch, i int) int {
-	first := b.Calls[i]
-	if !fusable(first) {
+	if !startsChain(b, i) {
 		return i + 1
 	}
-	o := &first.Out[0]
+	o := &b.Calls[i].Out[0]
 	slots := 0
 	end := i
 	for end < len(b.Calls) && end-i < cpukernels.MaxFusedSteps {
 		c := b.Calls[end]
 		if end > i && (!fusable(c) || c.Out[0].DType != o.DType || !slices.Equal(c.Out[0].Shape, o.Shape) ||
-			!readsChain(b, i, end)) {
+			!readsChain(b, i, end) || !planFits(b, i, end)) {
 			break
 		}
 		slots += len(c.In) + 2 // at most: its inputs, a Go scalar, its output
@@ -78,6 +78,56 @@ func chainEnd(b *kernel.Batch, i int) int {
 		end++
 	}
 	return end
+}
+
+// startsChain reports whether call i can start a chain.
+func startsChain(b *kernel.Batch, i int) bool { return fusable(b.Calls[i]) && planFits(b, i, i) }
+
+// planFits reports whether call m, in a chain that starts at call i, can
+// run in the chain's blocks as it runs alone. A step whose inputs are all
+// dense (or one element, or the chain's own results) runs its loop over
+// each block, and the blocks start at whole vectors from the start of the
+// share of the pool that holds them, as its loop does alone: each element
+// falls in the loop's vectorised body or in its remainder, which the
+// compiler may round differently (a NaN's sign), as it does alone. A step
+// that walks a plan (a strided or broadcast input) runs a loop per row of
+// the plan, which alone starts at each row's start: it fits only when the
+// rows and the shares are whole vectors, so that no block cuts a row
+// where a loop alone would not.
+func planFits(b *kernel.Batch, i, m int) bool {
+	c := b.Calls[m]
+	o := &c.Out[0]
+	plan := false
+	for k := range c.In {
+		in := &c.In[k]
+		if kernel.Numel(in.Shape) == 1 || (slices.Equal(in.Shape, o.Shape) && kernel.IsContiguous(in.Shape, in.Strides)) {
+			continue
+		}
+		ours := false
+		for p := i; p < m && !ours; p++ {
+			ours = in.Mem == b.Calls[p].Out[0].Mem
+		}
+		plan = plan || !ours
+	}
+	if !plan {
+		return true
+	}
+	inner := 1 // the innermost dim of more than one element: the plan's rows are whole multiples of it
+	for d := len(o.Shape) - 1; d >= 0; d-- {
+		if o.Shape[d] != 1 {
+			inner = o.Shape[d]
+			break
+		}
+	}
+	n := kernel.Numel(o.Shape)
+	if inner%cpukernels.VecElems != 0 {
+		return false
+	}
+	if n < grain {
+		return true
+	}
+	pool.Do(func() { cpukernels.StartPool(runtime.GOMAXPROCS(0)) }) // the pool the shares come from, as beginLarge starts it
+	return cpukernels.ParallelChunk(n, grain/2)%cpukernels.VecElems == 0
 }
 
 // readsChain reports whether call end reads the outputs of calls i to

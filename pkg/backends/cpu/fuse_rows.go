@@ -41,7 +41,7 @@ type rowReduction struct {
 // dimensions, in the chain's dtype, into a contiguous output, as the
 // reduction alone would reduce rows of a contiguous array.
 func reducesRows(b *kernel.Batch, i, end int) (rowReduction, bool) {
-	if end >= len(b.Calls) || !fusable(b.Calls[i]) {
+	if end >= len(b.Calls) || !startsChain(b, i) {
 		return rowReduction{}, false
 	}
 	c := b.Calls[end]

@@ -18,7 +18,7 @@ import (
 // element of the result of a call among i to end-1 (which chainEnd found
 // fusable together), in the chain's dtype, and which call that is.
 func sumsChain(b *kernel.Batch, i, end int) (int, bool) {
-	if end >= len(b.Calls) || !fusable(b.Calls[i]) {
+	if end >= len(b.Calls) || !startsChain(b, i) {
 		return 0, false
 	}
 	c := b.Calls[end]
