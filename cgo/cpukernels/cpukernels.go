@@ -1,7 +1,10 @@
 // Package cpukernels is the CPU kernels, in C, and their cgo binding: the
 // pointwise engine (plan.c, pointwise.c, loops.h), casts (cast.c),
-// reductions, scans and softmax (reduce.c), matrix products (gemm.c) and the
-// worker pool (pool.c), with their API in cpu_kernels.h. cgo compiles each
+// reductions, scans and softmax (reduce.c), matrix products (gemm.c), the
+// fused chains of a pipeline with the reductions that join them (fused.c),
+// AVX-512 loops for float32 exp, sigmoid, silu and gelu's gradient
+// (vexp.h) and the worker pool (pool.c), with their API in cpu_kernels.h.
+// cgo compiles each
 // .c file as its own translation unit with -O3, the hot loops once per
 // instruction set (MT_CLONES in loops.h). The Go side is a thin layer: one C
 // call per op (a large op is split across C's worker pool inside that call),

@@ -9,6 +9,7 @@
 #include "fastexp.h"
 #include "fasterf.h"
 #include "vsqrt.h"
+#define MT_VEXP_LOOPS /* vexp.h's loops, for the table */
 #include "vexp.h"
 
 static mt_loop table[MT_NUM_POINTWISE][MT_NUM_DTYPES];

@@ -23,6 +23,20 @@
 
 #define MT_V4 __attribute__((target("arch=x86-64-v4")))
 
+/* mt_exp_poly16 is e^(x - n ln2) of 16 floats, x - n ln2 within ln2/2 of
+ * 0: the range reduction (ln2 in two parts) and polynomial that
+ * fastexp.h's mt_expf and fasterf.h's mt_exp_neg16 share. */
+static inline MT_V4 __m512 mt_exp_poly16(__m512 x, __m512 n) {
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  return _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
+}
+
 /* mt_exp16 is mt_expf of 16 floats. */
 static inline MT_V4 __m512 mt_exp16(__m512 x) {
   const __m512 lo = _mm512_set1_ps(-103.972084f), hi = _mm512_set1_ps(88.7228394f);
@@ -31,16 +45,7 @@ static inline MT_V4 __m512 mt_exp16(__m512 x) {
   xc = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(xc, hi, _CMP_GT_OQ), xc, hi);
   const __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
   const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
-  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);
-  y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
-  y = _mm512_scalef_ps(y, n);
+  const __m512 y = _mm512_scalef_ps(mt_exp_poly16(xc, n), n);
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), y, _mm512_set1_ps(INFINITY));
 }
 
@@ -53,15 +58,7 @@ static inline MT_V4 __m512 mt_exp_neg16_16(__m512 x) {
   const __m512 shift = _mm512_set1_ps(12582912.0f);
   const __m512 m = _mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504089f), shift);
   const __m512 n = _mm512_sub_ps(m, shift);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
-  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  __m512 y = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);
-  y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
+  const __m512 y = mt_exp_poly16(x, n);
   const __m512i e = _mm512_add_epi32(_mm512_castps_si512(y), _mm512_slli_epi32(_mm512_castps_si512(m), 23));
   return _mm512_castsi512_ps(e);
 }
@@ -164,14 +161,16 @@ static inline MT_V4 __m512 mt_vsilu_op(__m512 x) { return _mm512_mul_ps(x, mt_vs
     return 0;                                                                                     \
   }
 
+#ifdef MT_VEXP_LOOPS /* pointwise.c's table takes them; reduce.c needs only mt_vexp_sub_f32 */
 MT_VLOOP(mt_vexp_f32, 1, mt_exp16(x))
 MT_VLOOP(mt_vsigmoid_f32, 1, mt_vsigmoid_op(x))
 MT_VLOOP(mt_vsilu_f32, 1, mt_vsilu_op(x))
 MT_VLOOP(mt_vgelu_backward_f32, 2, mt_vgelu_backward_op(x, y)) /* x the gradient, y the input */
+#endif
 
 /* mt_vexp_sub_f32 writes e^(x[i] - m) to o[i] for n floats: the exp loop
  * of softmax's contiguous rows (reduce.c). */
-static MT_V4 void mt_vexp_sub_f32(int64_t n, const float *x, float m, float *o) {
+static inline MT_V4 void mt_vexp_sub_f32(int64_t n, const float *x, float m, float *o) {
   const __m512 mv = _mm512_set1_ps(m);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, mt_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), mv)));

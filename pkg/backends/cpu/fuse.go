@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"runtime"
 	"slices"
 	"sync"
 
@@ -126,7 +125,7 @@ func planFits(b *kernel.Batch, i, m int) bool {
 	if n < grain {
 		return true
 	}
-	pool.Do(func() { cpukernels.StartPool(runtime.GOMAXPROCS(0)) }) // the pool the shares come from, as beginLarge starts it
+	startPool() // the pool the shares come from
 	return cpukernels.ParallelChunk(n, grain/2)%cpukernels.VecElems == 0
 }
 

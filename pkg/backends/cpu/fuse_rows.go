@@ -52,13 +52,8 @@ func reducesRows(b *kernel.Batch, i, end int) (rowReduction, bool) {
 		return rowReduction{}, false
 	}
 	in := &c.In[0]
-	of := -1
-	for m := i; m < end && of < 0; m++ {
-		if out := &b.Calls[m].Out[0]; in.Mem == out.Mem && sameLayout(in, out) {
-			of = m
-		}
-	}
-	if of < 0 {
+	of, ok := chainResult(b, i, end, in)
+	if !ok {
 		return rowReduction{}, false
 	}
 	var outer, r, inner int
@@ -78,22 +73,10 @@ func reducesRows(b *kernel.Batch, i, end int) (rowReduction, bool) {
 // runChainRows runs calls i to end-1 and the reduction at end in one C
 // call. It returns how far it got (see kernel.BatchFunc).
 func runChainRows(b *kernel.Batch, i, end int, rr rowReduction) (int, error) {
-	if m, err := allocChain(b, i, end, end+1); err != nil {
-		return m, err
-	}
-	if err := b.Alloc(end); err != nil {
-		for k := i; k < end; k++ {
-			if err := b.Run(k); err != nil {
-				return k, err
-			}
-		}
-		return end, err
-	}
-	ch, err := buildChain(b, i, end, end+1)
+	ch, slot, done, err := buildReduced(b, i, end, rr.of)
 	if err != nil {
-		return i, err
+		return done, err
 	}
-	slot := ch.produced[b.Calls[rr.of].Out[0].Mem]
 	c := b.Calls[end]
 	var a cpukernels.Attrs
 	a.F[0] = c.Scalars[0].Float()

@@ -27,7 +27,12 @@ func sumsChain(b *kernel.Batch, i, end int) (int, bool) {
 		c.ComputeDType != d || c.Out[0].DType != d || kernel.Numel(c.Out[0].Shape) != 1 {
 		return 0, false
 	}
-	in := &c.In[0]
+	return chainResult(b, i, end, &c.In[0])
+}
+
+// chainResult reports which call among i to end-1 made in, as laid out
+// (dense, the chain's shape): what a reduction that joins the chain reads.
+func chainResult(b *kernel.Batch, i, end int, in *kernel.Operand) (int, bool) {
 	for m := i; m < end; m++ {
 		if out := &b.Calls[m].Out[0]; in.Mem == out.Mem && sameLayout(in, out) {
 			return m, true
@@ -36,26 +41,38 @@ func sumsChain(b *kernel.Batch, i, end int) (int, bool) {
 	return 0, false
 }
 
-// runChainSum runs calls i to end-1 and the sum at end (of the result of
-// call summed) in one C call. It returns how far it got (see
-// kernel.BatchFunc).
-func runChainSum(b *kernel.Batch, i, end, summed int) (int, error) {
+// buildReduced gives memory to the stored results of calls i to end-1
+// and to the result of the reduction at end, and describes the chain for
+// the C engine, with the slot of call of's result, which the reduction
+// reads. When it cannot, it returns how far it got (see kernel.BatchFunc)
+// and the error: the calls before a failed allocation run alone.
+func buildReduced(b *kernel.Batch, i, end, of int) (*chain, int32, int, error) {
 	if m, err := allocChain(b, i, end, end+1); err != nil {
-		return m, err
+		return nil, 0, m, err
 	}
 	if err := b.Alloc(end); err != nil {
 		for k := i; k < end; k++ {
 			if err := b.Run(k); err != nil {
-				return k, err
+				return nil, 0, k, err
 			}
 		}
-		return end, err
+		return nil, 0, end, err
 	}
 	ch, err := buildChain(b, i, end, end+1)
 	if err != nil {
-		return i, err
+		return nil, 0, i, err
 	}
-	slot := ch.produced[b.Calls[summed].Out[0].Mem]
+	return ch, ch.produced[b.Calls[of].Out[0].Mem], 0, nil
+}
+
+// runChainSum runs calls i to end-1 and the sum at end (of the result of
+// call summed) in one C call. It returns how far it got (see
+// kernel.BatchFunc).
+func runChainSum(b *kernel.Batch, i, end, summed int) (int, error) {
+	ch, slot, done, err := buildReduced(b, i, end, summed)
+	if err != nil {
+		return done, err
+	}
 	// runReduce's split: by the pool's threads when the sum is large.
 	split := 0
 	if ch.n >= grain && runtime.GOMAXPROCS(0) > 1 {

@@ -23,6 +23,9 @@ var pool sync.Once
 // beginLarge prepares a large op: it starts the pool on first use and
 // reschedules the calling goroutine when due (see resched.go).
 func beginLarge() {
-	pool.Do(func() { cpukernels.StartPool(runtime.GOMAXPROCS(0)) })
+	startPool()
 	resched()
 }
+
+// startPool starts the pool on first use, with GOMAXPROCS threads.
+func startPool() { pool.Do(func() { cpukernels.StartPool(runtime.GOMAXPROCS(0)) }) }
