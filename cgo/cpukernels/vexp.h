@@ -5,8 +5,13 @@
  * factors; here VSCALEFPS does the scaling (one rounding, as the two
  * factors give: the first is exact) and the rest is the same arithmetic
  * in the same order, fused multiply-adds where the compiler contracts them
- * in the x86-64-v4 clone. So each element gets the bits of the generated
- * loop it replaces; vexp_test.go checks it, strided rows too.
+ * in the x86-64-v4 clone. The clamps are single MINPS and MAXPS, and
+ * sigmoid folds exp(-x)'s negation into its fused multiply-adds, which
+ * spares the NaN fix-up a negation would need. So each element gets the
+ * bits of the generated loop it replaces; vexp_test.go checks it, strided
+ * rows too. (In C alone on 512 floats in L1: exp 0.27 -> 0.20 ns an
+ * element, sigmoid 0.38 -> 0.26, gelu's gradient 1.00 -> 0.88, against
+ * the clamps by compare and blend and a negated argument.)
  *
  * pointwise.c includes this after fastexp.h and, when the CPU has
  * x86-64-v4, puts these loops in its table in place of the generated ones;
@@ -37,20 +42,38 @@ static inline MT_V4 __m512 mt_exp_poly16(__m512 x, __m512 n) {
   return _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
 }
 
-/* mt_exp16 is mt_expf of 16 floats. */
+/* mt_exp16 is mt_expf of 16 floats. The clamps are MINPS and MAXPS with
+ * x second, which return a NaN x unchanged as mt_expf's comparisons do.
+ * Above the upper clamp mt_expf returns +Inf outright; here VSCALEFPS
+ * overflows to +Inf at the clamp itself (e^88.7228394 > FLT_MAX), so no
+ * test is needed: every one of the 2^32 inputs gives the bits of the
+ * blend-based loop this replaced. */
 static inline MT_V4 __m512 mt_exp16(__m512 x) {
-  const __m512 lo = _mm512_set1_ps(-103.972084f), hi = _mm512_set1_ps(88.7228394f);
-  /* x < lo ? lo : x, then > hi ? hi: NaN fails both tests and stays. */
-  __m512 xc = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), x, lo);
-  xc = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(xc, hi, _CMP_GT_OQ), xc, hi);
+  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-103.972084f), _mm512_min_ps(_mm512_set1_ps(88.7228394f), x));
   const __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
   const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  const __m512 y = _mm512_scalef_ps(mt_exp_poly16(xc, n), n);
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), y, _mm512_set1_ps(INFINITY));
+  return _mm512_scalef_ps(mt_exp_poly16(xc, n), n);
 }
 
-static inline MT_V4 __m512 mt_neg16(__m512 x) {
-  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)));
+/* mt_exp_minus16 is mt_exp16(-x) with the negation folded into the
+ * arithmetic: the clamps mirrored, and each step computing the negative of
+ * the one mt_exp16 computes (round to nearest is symmetric, so the bits
+ * are the same); a NaN x passes through unnegated, as in the generated
+ * loop, where GCC folds the negation into a fused multiply-add too. */
+static inline MT_V4 __m512 mt_exp_minus16(__m512 x) {
+  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-88.7228394f), _mm512_min_ps(_mm512_set1_ps(103.972084f), x));
+  const __m512 t = _mm512_fnmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
+  const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  /* s = -r of mt_exp_poly16, and the polynomial in r written in s. */
+  __m512 s = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
+  s = _mm512_fnmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), s);
+  __m512 p = _mm512_fnmadd_ps(_mm512_set1_ps(1.9875691500e-4f), s, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 e = _mm512_add_ps(_mm512_fmsub_ps(_mm512_mul_ps(p, s), s, s), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(e, n);
 }
 
 /* mt_exp_neg16_16 is fasterf.h's mt_exp_neg16 of 16 floats. */
@@ -76,7 +99,7 @@ static inline MT_V4 __m512 mt_erf16(__m512 x) {
   p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(1.283791661e-01f));
   const __m512 small = _mm512_fmadd_ps(a, p, a);
   const __m512 four = _mm512_set1_ps(4.0f);
-  const __m512 b = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, four, _CMP_GT_OQ), a, four);
+  const __m512 b = _mm512_min_ps(four, a); /* a NaN a stays */
   const __m512 t = _mm512_sub_ps(b, _mm512_set1_ps(2.0f));
   __m512 r = _mm512_fmsub_ps(_mm512_set1_ps(1.068461788e-04f), t, _mm512_set1_ps(2.023067937e-04f));
   r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(5.034981878e-04f));
@@ -86,7 +109,7 @@ static inline MT_V4 __m512 mt_erf16(__m512 x) {
   r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(4.180156812e-02f));
   r = _mm512_fmsub_ps(r, t, _mm512_set1_ps(1.067977846e-01f));
   r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(2.553955913e-01f));
-  const __m512 large = _mm512_fnmadd_ps(mt_exp_neg16_16(_mm512_mul_ps(mt_neg16(b), b)), r, _mm512_set1_ps(1.0f));
+  const __m512 large = _mm512_fnmadd_ps(mt_exp_neg16_16(_mm512_fnmadd_ps(b, b, _mm512_setzero_ps())), r, _mm512_set1_ps(1.0f));
   const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ), large, small);
   return _mm512_castsi512_ps(_mm512_or_si512(_mm512_andnot_si512(sign, _mm512_castps_si512(v)),
                                              _mm512_and_si512(sign, _mm512_castps_si512(x))));
@@ -104,14 +127,11 @@ static inline MT_V4 __m512 mt_vgelu_backward_op(__m512 g, __m512 x) {
    * rather than x * pdf: the sum of cdf and the rounded product. */
   return _mm512_mul_ps(g, _mm512_add_ps(cdf, _mm512_mul_ps(x, pdf)));
 }
-/* The three ops on 16 floats, as loops_gen.h writes them. */
-/* A NaN x gives x quieted, its sign kept, as the generated loop does (the
- * compiler folds the negation into a fused multiply-add, which passes a
- * NaN operand through unnegated) and the scalar path below says outright. */
+/* Sigmoid and silu of 16 floats, as loops_gen.h writes them. A NaN x
+ * gives x quieted, its sign kept, as the generated loop does. */
 static inline MT_V4 __m512 mt_vsigmoid_op(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
-  const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, mt_exp16(mt_neg16(x))));
-  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), s, _mm512_add_ps(x, x));
+  return _mm512_div_ps(one, _mm512_add_ps(one, mt_exp_minus16(x)));
 }
 static inline MT_V4 __m512 mt_vsilu_op(__m512 x) { return _mm512_mul_ps(x, mt_vsigmoid_op(x)); }
 
