@@ -9,3 +9,15 @@ func SwapDecomposition(op kernel.OpID, f kernel.KernelFunc) (restore func()) {
 	decompositions[op] = f
 	return func() { decompositions[op] = old }
 }
+
+// ReaderEntries counts the registry's entries (readers.go): one per
+// captured call that has not run or is lazy, and per memory it reads.
+func ReaderEntries() int {
+	regMu.Lock()
+	defer regMu.Unlock()
+	n := 0
+	for _, set := range readers {
+		n += len(set)
+	}
+	return n
+}

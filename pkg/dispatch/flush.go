@@ -230,8 +230,10 @@ func alloc(n *node) error {
 // anew: the memory they were bound to may have been given back (Drop).
 func unbind(n *node) {
 	for k, key := range n.opKeys {
-		if p, ok := key.(*Pending); ok {
-			n.call.In[k].Mem, n.call.In[k].Ptr = p, nil
+		for _, p := range n.inPend {
+			if p.key == key {
+				n.call.In[k].Mem, n.call.In[k].Ptr = p, nil
+			}
 		}
 	}
 }

@@ -49,6 +49,7 @@ type node struct {
 type Pending struct {
 	dev    device.Device
 	nbytes int
+	key    *aliasKey // its alias key (AliasOf)
 
 	// Guarded by mu.
 	node     *node         // the producer until its outputs are stored (or it failed)
@@ -60,6 +61,16 @@ type Pending struct {
 
 // Device is the device the bytes will live on.
 func (p *Pending) Device() device.Device { return p.dev }
+
+// aliasKey is the alias key of a Pending: a separate object, so that the
+// registry entries of a lazy call (readers.go), which hold the keys of
+// its inputs until the call is collected, do not keep the calls that
+// produce those inputs alive too (a chain of k lazy calls would otherwise
+// take k collections to go, one link each).
+type aliasKey struct{ _ byte } // not empty: every empty object has one address
+
+// AliasOf is p's alias key (kernel.Aliaser).
+func (p *Pending) AliasOf() any { return p.key }
 
 // Nbytes is the size of the bytes.
 func (p *Pending) Nbytes() int { return p.nbytes }

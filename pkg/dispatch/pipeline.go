@@ -213,7 +213,7 @@ func (pl *Pipeline) capture(c *kernel.Call) error {
 	n.opKeys, n.keys = inputKeys(c)
 	bytes := 0
 	for i := range c.Out {
-		p := &Pending{dev: c.Device, nbytes: OutputBytes(&c.Out[i]), node: n}
+		p := &Pending{dev: c.Device, nbytes: OutputBytes(&c.Out[i]), node: n, key: new(aliasKey)}
 		n.outs = append(n.outs, p)
 		n.call.Out[i].Mem = p
 		c.Out[i].Mem, c.Out[i].Ptr = p, nil
