@@ -56,10 +56,12 @@ static inline MT_V4 __m512 mt_exp16(__m512 x) {
 }
 
 /* mt_exp_minus16 is mt_exp16(-x) with the negation folded into the
- * arithmetic: the clamps mirrored, and each step computing the negative of
- * the one mt_exp16 computes (round to nearest is symmetric, so the bits
- * are the same); a NaN x passes through unnegated, as in the generated
- * loop, where GCC folds the negation into a fused multiply-add too. */
+ * arithmetic: the clamps mirrored, t and n the same values, and the
+ * reduced argument s and the product p*s the negatives of mt_exp16's
+ * (round to nearest is symmetric, so the bits are the same; at x = 0, s
+ * is +0 where the negative would be -0, which the final + 1 absorbs); a
+ * NaN x passes through unnegated, as in the generated loop, where GCC
+ * folds the negation into a fused multiply-add too. */
 static inline MT_V4 __m512 mt_exp_minus16(__m512 x) {
   const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-88.7228394f), _mm512_min_ps(_mm512_set1_ps(103.972084f), x));
   const __m512 t = _mm512_fnmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
@@ -109,6 +111,9 @@ static inline MT_V4 __m512 mt_erf16(__m512 x) {
   r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(4.180156812e-02f));
   r = _mm512_fmsub_ps(r, t, _mm512_set1_ps(1.067977846e-01f));
   r = _mm512_fmadd_ps(r, t, _mm512_set1_ps(2.553955913e-01f));
+  /* -(b*b) as fnmadd(b, b, 0): +0 where the negation gave -0 (b = 0, whose
+   * exponential is 1 either way, and a = 0 takes the small branch) and a
+   * NaN's sign kept, which the final copysign overwrites. */
   const __m512 large = _mm512_fnmadd_ps(mt_exp_neg16_16(_mm512_fnmadd_ps(b, b, _mm512_setzero_ps())), r, _mm512_set1_ps(1.0f));
   const __m512 v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ), large, small);
   return _mm512_castsi512_ps(_mm512_or_si512(_mm512_andnot_si512(sign, _mm512_castps_si512(v)),

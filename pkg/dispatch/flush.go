@@ -228,12 +228,13 @@ func alloc(n *node) error {
 // unbind points the inputs of n's call that were pending when it was
 // captured at their Pending again, so that a later run resolves them
 // anew: the memory they were bound to may have been given back (Drop).
+// An input that a copy replaced since (detach) stays on the copy, and one
+// that was a view of a Pending (a slice of its storage) was never bound
+// here: it resolves itself, its offset kept.
 func unbind(n *node) {
-	for k, key := range n.opKeys {
-		for _, p := range n.inPend {
-			if p.key == key {
-				n.call.In[k].Mem, n.call.In[k].Ptr = p, nil
-			}
+	for k, p := range n.pendAt {
+		if p != nil && n.opKeys[k] == p.key {
+			n.call.In[k].Mem, n.call.In[k].Ptr = p, nil
 		}
 	}
 }

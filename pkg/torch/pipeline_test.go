@@ -411,6 +411,37 @@ func TestPipelineWritesAndViews(t *testing.T) {
 	}
 }
 
+// TestPipelineViewsOfPendingStorage: a call that reads a pending tensor
+// and a slice of the same storage (made with UntypedStorage.Slice, its own
+// memory over the pending bytes), computed on the way in a fused chain and
+// read afterwards, is computed again with each input at its own offset.
+func TestPipelineViewsOfPendingStorage(t *testing.T) {
+	x, a := pipelineInput(12, torch.Float32, 1000), pipelineInput(13, torch.Float32, 1000)
+	program := func() []*torch.Tensor {
+		y := x.Mul(a)
+		st, err := y.UntypedStorage().Slice(500*4, 500*4)
+		if err != nil {
+			return []*torch.Tensor{torch.Failed(err)}
+		}
+		tail := torch.FromStorage(torch.NewTypedStorage(st, torch.Float32), 0, []int{500}, nil)
+		both := y.Narrow(0, 0, 500).Mul(tail)  // y and a slice of its storage
+		alone := tail.Mul(a.Narrow(0, 0, 500)) // the slice alone
+		v1 := both.Add(a.Narrow(0, 500, 500)).Relu().Sigmoid()
+		v2 := alone.Sub(x.Narrow(0, 0, 500)).Relu().Sigmoid()
+		return []*torch.Tensor{v1, v2, both, alone} // both and alone read after the flush
+	}
+	want := program()
+	var got []*torch.Tensor
+	if err := torch.Pipeline(func(*torch.Pipe) error { got = program(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if err := conformance.SameBits(want[i], got[i]); err != nil {
+			t.Errorf("tensor %d: %v", i, err)
+		}
+	}
+}
+
 // TestPipelineBounds: past its bounds on ops and bytes a pipeline runs
 // what it holds by itself.
 func TestPipelineBounds(t *testing.T) {
