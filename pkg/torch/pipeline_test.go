@@ -414,7 +414,8 @@ func TestPipelineWritesAndViews(t *testing.T) {
 // TestPipelineViewsOfPendingStorage: a call that reads a pending tensor
 // and a slice of the same storage (made with UntypedStorage.Slice, its own
 // memory over the pending bytes), computed on the way in a fused chain and
-// read afterwards, is computed again with each input at its own offset.
+// read afterwards, is computed again with each input at its own offset,
+// from the values its inputs had, whatever was written into them since.
 func TestPipelineViewsOfPendingStorage(t *testing.T) {
 	x, a := pipelineInput(12, torch.Float32, 1000), pipelineInput(13, torch.Float32, 1000)
 	program := func() []*torch.Tensor {
@@ -428,13 +429,23 @@ func TestPipelineViewsOfPendingStorage(t *testing.T) {
 		alone := tail.Mul(a.Narrow(0, 0, 500)) // the slice alone
 		v1 := both.Add(a.Narrow(0, 500, 500)).Relu().Sigmoid()
 		v2 := alone.Sub(x.Narrow(0, 0, 500)).Relu().Sigmoid()
-		return []*torch.Tensor{v1, v2, both, alone} // both and alone read after the flush
+		return []*torch.Tensor{v1, v2, both, alone, y, tail} // both and alone read after the flush
 	}
-	want := program()
+	// Writes into y and the slice after the scope: both and alone, not
+	// stored yet, must not see them.
+	write := func(ts []*torch.Tensor) []*torch.Tensor {
+		if len(ts) == 6 {
+			ts[4].AddScalar_(1)
+			ts[5].MulScalar_(2)
+		}
+		return ts
+	}
+	want := write(program())
 	var got []*torch.Tensor
 	if err := torch.Pipeline(func(*torch.Pipe) error { got = program(); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	got = write(got)
 	for i := range want {
 		if err := conformance.SameBits(want[i], got[i]); err != nil {
 			t.Errorf("tensor %d: %v", i, err)
