@@ -17,7 +17,7 @@ func ReaderEntries() int {
 	defer regMu.Unlock()
 	n := 0
 	for _, set := range readers {
-		n += len(set)
+		n += set.len()
 	}
 	return n
 }

@@ -35,7 +35,7 @@ func runNodes(nodes []*node, keep *node) error {
 		fail(run[ok], err, bad)
 		var rest []*node
 		for _, n := range nodes[ok+1:] {
-			if slices.ContainsFunc(n.inPend, func(p *Pending) bool { return bad[p] }) {
+			if slices.ContainsFunc(n.pendAt, func(p *Pending) bool { return p != nil && bad[p] }) {
 				fail(n, err, bad)
 			} else {
 				unbind(n)
@@ -123,8 +123,8 @@ func runBatch(nodes []*node, keep *node) (int, error) {
 		lastReader[i] = -1
 	}
 	for i, n := range nodes {
-		for _, p := range n.inPend {
-			if j, ok := index[p]; ok {
+		for _, p := range n.pendAt {
+			if j, ok := index[p]; ok && p != nil {
 				lastReader[j] = i
 			}
 		}
@@ -318,7 +318,10 @@ func recomputeLocked(n *node) {
 		seen[m] = true
 		m.state = running
 		batch = append(batch, m)
-		for _, p := range m.inPend {
+		for _, p := range m.pendAt {
+			if p == nil {
+				continue
+			}
 			if q := p.node; q != nil && q.state == lazy {
 				walk(q)
 			}

@@ -29,8 +29,7 @@ const (
 type node struct {
 	call   *kernel.Call // a deep copy, owned by the node
 	outs   []*Pending   // its outputs
-	inPend []*Pending   // its inputs that were pending when it was captured
-	pendAt []*Pending   // per input, the Pending it was when captured (nil for other memory, a view of a Pending too)
+	pendAt []*Pending   // per input, the Pending it was when captured (nil for other memory, a view of a Pending too); nil when none was
 	opKeys []any        // the alias key of each input (see readers.go)
 	keys   []any        // the distinct ones, under which it is registered
 	pipe   *Pipeline    // the pipeline that captured it; nil once it ran (a recomputation runs it again)

@@ -198,7 +198,7 @@ func deferrable(c *kernel.Call) bool {
 // Pending memory. It returns the error of a pending input whose call
 // failed.
 func (pl *Pipeline) capture(c *kernel.Call) error {
-	var inPend, pendAt []*Pending
+	var pendAt []*Pending
 	for i := range c.In {
 		p, ok := c.In[i].Mem.(*Pending)
 		if !ok {
@@ -210,9 +210,9 @@ func (pl *Pipeline) capture(c *kernel.Call) error {
 		if pendAt == nil {
 			pendAt = make([]*Pending, len(c.In))
 		}
-		inPend, pendAt[i] = append(inPend, p), p
+		pendAt[i] = p
 	}
-	n := &node{call: cloneCall(c), inPend: inPend, pendAt: pendAt, pipe: pl, seq: seq.Add(1)}
+	n := &node{call: cloneCall(c), pendAt: pendAt, pipe: pl, seq: seq.Add(1)}
 	n.opKeys, n.keys = inputKeys(c)
 	bytes := 0
 	for i := range c.Out {

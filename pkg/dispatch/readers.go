@@ -19,14 +19,14 @@ import (
 // eager code then never sees a difference. readers maps the alias key of
 // an input's memory (kernel.AliasKey) to those calls, held weakly: a lazy
 // call that nobody can read any more is collected, and its entries with it.
-// Each key holds a set: a loop of pipelines over the same weights leaves
-// thousands of lazy calls reading them until a collection, and each
+// Each key holds a readerSet: a loop of pipelines over the same weights
+// leaves thousands of lazy calls reading them until a collection, and each
 // call's entry must go in constant time (a list scanned per removal made
 // that quadratic: a 4-op chain on 1000 floats took 59 us instead of 7).
 
 var (
 	regMu   sync.Mutex
-	readers = map[any]map[weak.Pointer[node]]struct{}{}
+	readers = map[any]*readerSet{}
 	regKeys atomic.Int64 // len(readers), read without the lock
 )
 
@@ -37,10 +37,10 @@ func register(n *node) {
 	for _, k := range n.keys {
 		set := readers[k]
 		if set == nil {
-			set = map[weak.Pointer[node]]struct{}{}
+			set = &readerSet{}
 			readers[k] = set
 		}
-		set[w] = struct{}{}
+		set.add(w)
 	}
 	regKeys.Store(int64(len(readers)))
 	regMu.Unlock()
@@ -56,8 +56,8 @@ func forget(keys []any, w weak.Pointer[node]) {
 	regMu.Lock()
 	for _, k := range keys {
 		if set := readers[k]; set != nil {
-			delete(set, w)
-			if len(set) == 0 {
+			set.remove(w)
+			if set.len() == 0 {
 				delete(readers, k)
 			}
 		}
@@ -125,10 +125,8 @@ func readersOf(key any) []*node {
 	regMu.Lock()
 	defer regMu.Unlock()
 	var live []*node
-	for w := range readers[key] {
-		if n := w.Value(); n != nil {
-			live = append(live, n)
-		}
+	if set := readers[key]; set != nil {
+		live = set.live(nil)
 	}
 	slices.SortFunc(live, func(a, b *node) int { return cmp.Compare(a.seq, b.seq) }) // program order
 	return live
@@ -212,7 +210,8 @@ func snapshot(src kernel.Memory) (kernel.Memory, error) {
 // inputKeys returns the alias key of each of c's inputs and the distinct
 // ones.
 func inputKeys(c *kernel.Call) (each, distinct []any) {
-	each = make([]any, len(c.In))
+	buf := make([]any, 2*len(c.In)) // one allocation for both
+	each, distinct = buf[:len(c.In):len(c.In)], buf[len(c.In):len(c.In)]
 	for i := range c.In {
 		each[i] = kernel.AliasKey(c.In[i].Mem)
 		if !slices.Contains(distinct, each[i]) {
