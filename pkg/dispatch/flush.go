@@ -183,14 +183,25 @@ func runBatch(nodes []*node, keep *node) (int, error) {
 	if f == nil {
 		f = oneByOne
 	}
-	done, err := f(b)
-	for i := range done {
+	completed, err := f(b)
+	for i := range completed {
 		finish(nodes[i], alone[i])
 	}
 	if err != nil {
-		err = decorate(calls[done], err)
+		err = decorate(calls[completed], err)
 	}
-	return done, err
+	// The copies of the calls whose outputs are stored go back to the
+	// pool: nothing reaches them any more (finish dropped the node's
+	// reference), unlike those of lazy calls, which are run again.
+	for i := range completed {
+		mu.Lock()
+		stored := nodes[i].state == done
+		mu.Unlock()
+		if stored {
+			Free(calls[i])
+		}
+	}
+	return completed, err
 }
 
 // oneByOne is the BatchFunc of devices without one.

@@ -271,8 +271,7 @@ func (pl *Pipeline) dependOn(p *Pending) error {
 // dims), so that the copy outlives c, which returns to the pool, and the
 // tensors whose layout c borrowed.
 func cloneCall(c *kernel.Call) *kernel.Call {
-	d := new(kernel.Call)
-	d.Init(c.Op, c.Device, len(c.In), len(c.Out))
+	d := NewCall(c.Op, c.Device, len(c.In), len(c.Out)) // freed by runBatch once its outputs are stored
 	n := len(c.Dims) + len(c.Ints)
 	for _, ops := range [][]kernel.Operand{c.In, c.Out} {
 		for i := range ops {
