@@ -69,13 +69,15 @@ func fail(n *node, err error, bad map[*Pending]bool) {
 }
 
 // finish records the outcome of a call that ran: done when its outputs
-// are stored, lazy when the device computed them on the way only.
-func finish(n *node, alone bool) {
+// are stored, lazy when the device computed them on the way only. It
+// reports whether they were stored: then nothing runs n again, and the
+// caller owns n's call.
+func finish(n *node, alone bool) (stored bool) {
 	if !alone {
 		count(n.call, Native)
 	}
 	mu.Lock()
-	stored := true
+	stored = true
 	for _, p := range n.outs {
 		stored = stored && p.mem != nil
 	}
@@ -104,6 +106,7 @@ func finish(n *node, alone bool) {
 	} else if first {
 		collectable(n)
 	}
+	return stored
 }
 
 // runBatch runs calls of one device through the device's BatchFunc (or
@@ -184,20 +187,20 @@ func runBatch(nodes []*node, keep *node) (int, error) {
 		f = oneByOne
 	}
 	completed, err := f(b)
+	stored := make([]bool, completed)
 	for i := range completed {
-		finish(nodes[i], alone[i])
+		stored[i] = finish(nodes[i], alone[i])
 	}
 	if err != nil {
 		err = decorate(calls[completed], err)
 	}
-	// The copies of the calls whose outputs are stored go back to the
-	// pool: nothing reaches them any more (finish dropped the node's
-	// reference), unlike those of lazy calls, which are run again.
-	for i := range completed {
-		mu.Lock()
-		stored := nodes[i].state == done
-		mu.Unlock()
-		if stored {
+	// The copies of the calls whose outputs this batch stored go back to
+	// the pool: nothing reaches them any more (finish dropped the node's
+	// reference), unlike those of lazy calls, which are run again. (Not
+	// by the node's state now: another goroutine may have recomputed a
+	// lazy one since, and freed its copy itself.)
+	for i, ok := range stored {
+		if ok {
 			Free(calls[i])
 		}
 	}

@@ -69,7 +69,9 @@ func forget(keys []any, w weak.Pointer[node]) {
 // collectable arranges for the entries of a lazy call to go when the
 // garbage collector finds the call unreachable.
 func collectable(n *node) {
-	runtime.AddCleanup(n, func(a lazyEntries) { forget(a.keys, a.w) }, lazyEntries{n.keys, weak.Make(n)})
+	// A copy of the keys: n.keys shares its array with n.opKeys, which may
+	// hold copies of inputs (detach) that must not outlive n.
+	runtime.AddCleanup(n, func(a lazyEntries) { forget(a.keys, a.w) }, lazyEntries{slices.Clone(n.keys), weak.Make(n)})
 }
 
 type lazyEntries struct {

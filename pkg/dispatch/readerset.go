@@ -15,6 +15,8 @@ type readerSet struct {
 // fewReaders is how many entries a set keeps in its list.
 const fewReaders = 8
 
+// add adds w, which is not in the set (register adds a call once, under
+// its distinct keys).
 func (s *readerSet) add(w weak.Pointer[node]) {
 	if s.many == nil && len(s.few) < fewReaders {
 		s.few = append(s.few, w)
