@@ -28,55 +28,51 @@
 
 #define MT_V4 __attribute__((target("arch=x86-64-v4")))
 
-/* mt_exp_poly16 is e^(x - n ln2) of 16 floats, x - n ln2 within ln2/2 of
- * 0: the range reduction (ln2 in two parts) and polynomial that
- * fastexp.h's mt_expf and fasterf.h's mt_exp_neg16 share. */
-static inline MT_V4 __m512 mt_exp_poly16(__m512 x, __m512 n) {
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
-  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-  return _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r), _mm512_set1_ps(1.0f));
-}
+/* MT_FMA_SIGNED(neg, a, b, c) is a*b + c, or -(a*b) + c when neg. */
+#define MT_FMA_SIGNED(neg, a, b, c) ((neg) ? _mm512_fnmadd_ps(a, b, c) : _mm512_fmadd_ps(a, b, c))
 
-/* mt_exp16 is mt_expf of 16 floats. The clamps are MINPS and MAXPS with
- * x second, which return a NaN x unchanged as mt_expf's comparisons do.
- * Above the upper clamp mt_expf returns +Inf outright; here VSCALEFPS
- * overflows to +Inf at the clamp itself (e^88.7228394 > FLT_MAX), so no
- * test is needed: every one of the 2^32 inputs gives the bits of the
- * blend-based loop this replaced. */
-static inline MT_V4 __m512 mt_exp16(__m512 x) {
-  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-103.972084f), _mm512_min_ps(_mm512_set1_ps(88.7228394f), x));
-  const __m512 t = _mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
-  const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  return _mm512_scalef_ps(mt_exp_poly16(xc, n), n);
-}
-
-/* mt_exp_minus16 is mt_exp16(-x) with the negation folded into the
- * arithmetic: the clamps mirrored, t and n the same values, and the
- * reduced argument s and the product p*s the negatives of mt_exp16's
+/* mt_exp_poly16_signed is e^(x - n ln2) of 16 floats, x - n ln2 within
+ * ln2/2 of 0: the range reduction (ln2 in two parts) and polynomial that
+ * fastexp.h's mt_expf and fasterf.h's mt_exp_neg16 share. With neg set it
+ * is e^(-x - n ln2), the negation folded into the arithmetic: the reduced
+ * argument s and the product p*s are the negatives of those without it
  * (round to nearest is symmetric, so the bits are the same; at x = 0, s
- * is +0 where the negative would be -0, which the final + 1 absorbs); a
- * NaN x passes through unnegated, as in the generated loop, where GCC
- * folds the negation into a fused multiply-add too. */
-static inline MT_V4 __m512 mt_exp_minus16(__m512 x) {
-  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(-88.7228394f), _mm512_min_ps(_mm512_set1_ps(103.972084f), x));
-  const __m512 t = _mm512_fnmadd_ps(xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
-  const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  /* s = -r of mt_exp_poly16, and the polynomial in r written in s. */
-  __m512 s = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
-  s = _mm512_fnmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), s);
-  __m512 p = _mm512_fnmadd_ps(_mm512_set1_ps(1.9875691500e-4f), s, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fnmadd_ps(p, s, _mm512_set1_ps(5.0000001201e-1f));
-  const __m512 e = _mm512_add_ps(_mm512_fmsub_ps(_mm512_mul_ps(p, s), s, s), _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(e, n);
+ * is +0 where the negative would be -0, which the final + 1 absorbs), and
+ * a NaN x passes through unnegated. neg is a constant at every call. */
+static inline MT_V4 __m512 mt_exp_poly16_signed(__m512 x, __m512 n, const int neg) {
+  __m512 s = MT_FMA_SIGNED(!neg, n, _mm512_set1_ps(0.693359375f), x);
+  s = MT_FMA_SIGNED(neg, n, _mm512_set1_ps(2.12194440e-4f), s);
+  __m512 p = MT_FMA_SIGNED(neg, _mm512_set1_ps(1.9875691500e-4f), s, _mm512_set1_ps(1.3981999507e-3f));
+  p = MT_FMA_SIGNED(neg, p, s, _mm512_set1_ps(8.3334519073e-3f));
+  p = MT_FMA_SIGNED(neg, p, s, _mm512_set1_ps(4.1665795894e-2f));
+  p = MT_FMA_SIGNED(neg, p, s, _mm512_set1_ps(1.6666665459e-1f));
+  p = MT_FMA_SIGNED(neg, p, s, _mm512_set1_ps(5.0000001201e-1f));
+  const __m512 ps = _mm512_mul_ps(p, s);
+  return _mm512_add_ps(neg ? _mm512_fmsub_ps(ps, s, s) : _mm512_fmadd_ps(ps, s, s), _mm512_set1_ps(1.0f));
 }
+
+static inline MT_V4 __m512 mt_exp_poly16(__m512 x, __m512 n) { return mt_exp_poly16_signed(x, n, 0); }
+
+/* mt_exp16_signed is mt_expf of 16 floats, of -x when neg (the clamps
+ * mirrored, t and n the same values, the rest as mt_exp_poly16_signed;
+ * a NaN x passes through unnegated, as in the generated loop of sigmoid,
+ * where GCC folds the negation into a fused multiply-add too). The clamps
+ * are MINPS and MAXPS with x second, which return a NaN x unchanged as
+ * mt_expf's comparisons do. Above the upper clamp mt_expf returns +Inf
+ * outright; here VSCALEFPS overflows to +Inf at the clamp itself
+ * (e^88.7228394 > FLT_MAX), so no test is needed: every one of the 2^32
+ * inputs gives the bits of the blend-based loop this replaced. */
+static inline MT_V4 __m512 mt_exp16_signed(__m512 x, const int neg) {
+  const float lo = -103.972084f, hi = 88.7228394f;
+  const __m512 xc = _mm512_max_ps(_mm512_set1_ps(neg ? -hi : lo), _mm512_min_ps(_mm512_set1_ps(neg ? -lo : hi), x));
+  const __m512 t = MT_FMA_SIGNED(neg, xc, _mm512_set1_ps(1.44269504089f), _mm512_set1_ps(0.5f));
+  const __m512 n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  return _mm512_scalef_ps(mt_exp_poly16_signed(xc, n, neg), n);
+}
+
+/* mt_exp16 is mt_expf of 16 floats; mt_exp_minus16 is mt_exp16(-x). */
+static inline MT_V4 __m512 mt_exp16(__m512 x) { return mt_exp16_signed(x, 0); }
+static inline MT_V4 __m512 mt_exp_minus16(__m512 x) { return mt_exp16_signed(x, 1); }
 
 /* mt_exp_neg16_16 is fasterf.h's mt_exp_neg16 of 16 floats. */
 static inline MT_V4 __m512 mt_exp_neg16_16(__m512 x) {

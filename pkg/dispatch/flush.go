@@ -35,7 +35,7 @@ func runNodes(nodes []*node, keep *node) error {
 		fail(run[ok], err, bad)
 		var rest []*node
 		for _, n := range nodes[ok+1:] {
-			if slices.ContainsFunc(n.pendAt, func(p *Pending) bool { return p != nil && bad[p] }) {
+			if slices.ContainsFunc(n.pendAt, func(p *Pending) bool { return bad[p] }) {
 				fail(n, err, bad)
 			} else {
 				unbind(n)
@@ -127,7 +127,7 @@ func runBatch(nodes []*node, keep *node) (int, error) {
 	}
 	for i, n := range nodes {
 		for _, p := range n.pendAt {
-			if j, ok := index[p]; ok && p != nil {
+			if j, ok := index[p]; ok { // nil entries are in neither map
 				lastReader[j] = i
 			}
 		}
