@@ -3,6 +3,7 @@ package dispatch
 import (
 	"sync"
 	"unsafe"
+	"weak"
 
 	"github.com/mindtorch/mindtorch/internal/goroutine"
 	"github.com/mindtorch/mindtorch/pkg/backends/kernel"
@@ -35,6 +36,7 @@ type node struct {
 	pipe   *Pipeline    // the pipeline that captured it; nil once it ran (a recomputation runs it again)
 	seq    uint64       // program order
 	state  nodeState
+	self   weak.Pointer[node] // its registry entry (readers.go): made once, as each weak.Make of a node searches its span's specials
 
 	collectable bool // its registry entries go when it is collected
 }

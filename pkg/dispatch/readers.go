@@ -32,7 +32,8 @@ var (
 
 // register records n as a reader of its inputs' memory.
 func register(n *node) {
-	w := weak.Make(n)
+	n.self = weak.Make(n)
+	w := n.self
 	regMu.Lock()
 	for _, k := range n.keys {
 		set := readers[k]
@@ -47,11 +48,9 @@ func register(n *node) {
 }
 
 // unregister drops the entries of a call that ran (or failed).
-func unregister(n *node) { forget(n.keys, weak.Make(n)) }
+func unregister(n *node) { forget(n.keys, n.self) }
 
-// forget drops w's entries under keys. (A weak pointer compares equal to
-// one made from the same node after the node is collected, so the
-// cleanups of collected calls find their entries.)
+// forget drops w's entries under keys.
 func forget(keys []any, w weak.Pointer[node]) {
 	regMu.Lock()
 	for _, k := range keys {
@@ -66,17 +65,48 @@ func forget(keys []any, w weak.Pointer[node]) {
 	regMu.Unlock()
 }
 
-// collectable arranges for the entries of a lazy call to go when the
-// garbage collector finds the call unreachable.
-func collectable(n *node) {
-	// A copy of the keys: n.keys shares its array with n.opKeys, which may
-	// hold copies of inputs (detach) that must not outlive n.
-	runtime.AddCleanup(n, func(a lazyEntries) { forget(a.keys, a.w) }, lazyEntries{slices.Clone(n.keys), weak.Make(n)})
+// collectable arranges for the entries of a lazy call to go once the
+// garbage collector finds the call unreachable: the next sweep after that
+// collection drops them. A cleanup per lazy call would cost more than the
+// call's capture (each cleanup and weak pointer of an object searches the
+// list its memory span keeps of them); one sweep per collection costs a
+// pass over the registry, whose entries are those of live calls and of
+// calls collected since the last sweep.
+func collectable(*node) {
+	if sweepArmed.CompareAndSwap(false, true) {
+		armSweep()
+	}
 }
 
-type lazyEntries struct {
-	keys []any
-	w    weak.Pointer[node]
+// sweepArmed says that a sweep will run after the next collection.
+var sweepArmed atomic.Bool
+
+// sweepToken is an object nothing references: the collection after it is
+// made takes it and runs its cleanup, the sweep. (It holds a pointer so
+// that it is not a tiny allocation, which may share memory with live
+// objects and then never be collected.)
+type sweepToken struct{ _ *byte }
+
+func armSweep() {
+	runtime.AddCleanup(&sweepToken{}, func(struct{}) { sweep() }, struct{}{})
+}
+
+// sweep drops the entries of collected calls and arms the next sweep if
+// entries remain (lazy calls still alive may be collected later).
+func sweep() {
+	regMu.Lock()
+	for k, set := range readers {
+		if set.prune() == 0 {
+			delete(readers, k)
+		}
+	}
+	left := len(readers)
+	regKeys.Store(int64(left))
+	regMu.Unlock()
+	sweepArmed.Store(false)
+	if left > 0 && sweepArmed.CompareAndSwap(false, true) {
+		armSweep()
+	}
 }
 
 // runReaders makes every captured call that reads m and has not run
@@ -151,7 +181,7 @@ func detach(key any, nodes []*node) {
 		if !ok {
 			recomputeLocked(n)
 		} else if all {
-			forget([]any{key}, weak.Make(n))
+			forget([]any{key}, n.self)
 		}
 	}
 }

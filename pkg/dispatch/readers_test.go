@@ -56,3 +56,33 @@ func settle(want int) int {
 	}
 	return n
 }
+
+// TestLazyCallsKeptAcrossACollectionGoLater checks that the sweep after a
+// collection comes again: the lazy calls behind an intermediate the program
+// still holds survive the first collection, and their entries go after
+// the collection that follows the program dropping it.
+func TestLazyCallsKeptAcrossACollectionGoLater(t *testing.T) {
+	x, a, c := torch.Randn([]int{1000}), torch.Randn([]int{1000}), torch.Randn([]int{1000})
+	runtime.GC()
+	before := settle(0)
+	var mid, y *torch.Tensor
+	if err := torch.Pipeline(func(*torch.Pipe) error {
+		mid = x.Mul(a).Add(c)
+		y = mid.Relu().Sigmoid()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	held := settle(before + 4) // the entries of x*a and of its sum with c
+	if held <= before {
+		t.Fatalf("%d registry entries while an intermediate is held, %d before: no lazy call to test with", held, before)
+	}
+	runtime.KeepAlive(mid)
+	mid = nil
+	runtime.GC()
+	if got := settle(before); got > before {
+		t.Errorf("%d registry entries after the intermediate was dropped and collected, %d before", got, before)
+	}
+	runtime.KeepAlive(y)
+}

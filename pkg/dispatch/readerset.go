@@ -1,6 +1,9 @@
 package dispatch
 
-import "weak"
+import (
+	"slices"
+	"weak"
+)
 
 // readerSet is the set of calls registered under one key (readers.go): a
 // short list while it is small, as most keys are (a pending result read by
@@ -45,6 +48,21 @@ func (s *readerSet) remove(w weak.Pointer[node]) {
 			return
 		}
 	}
+}
+
+// prune drops the entries of collected calls and returns how many are
+// left.
+func (s *readerSet) prune() int {
+	if s.many != nil {
+		for w := range s.many {
+			if w.Value() == nil {
+				delete(s.many, w)
+			}
+		}
+		return len(s.many)
+	}
+	s.few = slices.DeleteFunc(s.few, func(w weak.Pointer[node]) bool { return w.Value() == nil })
+	return len(s.few)
 }
 
 func (s *readerSet) len() int { return len(s.few) + len(s.many) }

@@ -79,3 +79,26 @@ func BenchmarkChainSoftmax(b *testing.B) {
 		t.Release()
 	}
 }
+
+// BenchmarkChainSmall times chain4 on small float32 tensors, eager and in
+// a pipeline, the results released: what queuing an op costs where a
+// fused pass saves little.
+func BenchmarkChainSmall(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		x, a, c := torch.Randn([]int{n}), torch.Randn([]int{n}), torch.Randn([]int{n})
+		b.Run(fmt.Sprintf("eager/%.0e", float64(n)), func(b *testing.B) {
+			for b.Loop() {
+				chain4(x, a, c).Release()
+			}
+		})
+		b.Run(fmt.Sprintf("pipeline/%.0e", float64(n)), func(b *testing.B) {
+			for b.Loop() {
+				var y *torch.Tensor
+				if err := torch.Pipeline(func(*torch.Pipe) error { y = chain4(x, a, c); return nil }); err != nil {
+					b.Fatal(err)
+				}
+				y.Release()
+			}
+		})
+	}
+}
