@@ -15,12 +15,30 @@ import (
 type chain struct {
 	slots    []cpukernels.FusedSlot
 	steps    []cpukernels.FusedStep
-	plans    []*cpukernels.Plan      // of the steps that walk a plan
-	inputs   []*kernel.Operand       // the input of each slot (nil for the chain's results)
-	produced map[kernel.Memory]int32 // a result's (pending) memory -> its slot
-	scalars  []uint64                // the Go scalars the steps read (pointer-free, addressed by C)
-	n        int                     // elements of the chain's shape
-	dtype    dtype.DType             // the dtype of every step
+	plans    []*cpukernels.Plan // of the steps that walk a plan
+	inputs   []*kernel.Operand  // the input of each slot (nil for the chain's results)
+	produced []result           // the chain's results so far
+	scalars  []uint64           // the Go scalars the steps read (pointer-free, addressed by C)
+	n        int                // elements of the chain's shape
+	dtype    dtype.DType        // the dtype of every step
+}
+
+// result is the slot of a result of the chain, by its (pending) memory.
+type result struct {
+	mem  kernel.Memory
+	slot int32
+}
+
+// producedSlot returns the slot of the chain's latest result in memory m,
+// if there is one (a chain has at most cpukernels.MaxFusedSteps results:
+// a scan beats a map).
+func (ch *chain) producedSlot(m kernel.Memory) (int32, bool) {
+	for k := len(ch.produced) - 1; k >= 0; k-- {
+		if ch.produced[k].mem == m {
+			return ch.produced[k].slot, true
+		}
+	}
+	return 0, false
 }
 
 // runChain runs calls i to end-1 of b, which chainEnd found fusable
@@ -93,14 +111,21 @@ func (ch *chain) failure(err error) error {
 func buildChain(b *kernel.Batch, i, end, until int) (*chain, error) {
 	o := &b.Calls[i].Out[0]
 	shape, d := slices.Clone(o.Shape), o.DType
-	ch := &chain{produced: map[kernel.Memory]int32{}, scalars: make([]uint64, end-i)}
+	steps := end - i
+	ch := &chain{ // room for a result and two inputs a step, as most chains need
+		produced: make([]result, 0, steps),
+		scalars:  make([]uint64, steps),
+		steps:    make([]cpukernels.FusedStep, 0, steps),
+		slots:    make([]cpukernels.FusedSlot, 0, 2*steps+1),
+		inputs:   make([]*kernel.Operand, 0, 2*steps+1),
+	}
 	for m := i; m < end; m++ {
 		c := b.Calls[m]
 		step := cpukernels.FusedStep{Op: int32(cOp(c.Op, c.Mode))}
 		bits, scalar := loopAttrs(c, d, &step.Attrs)
 		strided := false
 		for k := range c.In {
-			slot, ok := ch.produced[c.In[k].Mem]
+			slot, ok := ch.producedSlot(c.In[k].Mem)
 			if !ok {
 				if err := b.Resolve(m, k); err != nil {
 					return nil, err
@@ -124,7 +149,7 @@ func buildChain(b *kernel.Batch, i, end, until int) (*chain, error) {
 		} else {
 			step.Out = ch.add(cpukernels.FusedSlot{Kind: cpukernels.SlotDense, Data: uint64(uintptr(out.Data()))}, nil)
 		}
-		ch.produced[key] = step.Out
+		ch.produced = append(ch.produced, result{key, step.Out})
 		if strided {
 			step.Plan = ch.plan(c, scalar)
 		}
@@ -172,7 +197,7 @@ func (ch *chain) plan(c *kernel.Call, scalar bool) uint64 {
 	ops = append(ops, operand{shape: o.Shape, strides: o.Strides, size: size})
 	for k := range c.In {
 		in := &c.In[k]
-		if _, ours := ch.produced[in.Mem]; ours {
+		if _, ours := ch.producedSlot(in.Mem); ours {
 			ops = append(ops, operand{shape: o.Shape, strides: o.Strides, size: size})
 		} else {
 			ops = append(ops, operand{shape: in.Shape, strides: in.Strides, size: size})

@@ -62,7 +62,8 @@ func buildReduced(b *kernel.Batch, i, end, of int) (*chain, int32, int, error) {
 	if err != nil {
 		return nil, 0, i, err
 	}
-	return ch, ch.produced[b.Calls[of].Out[0].Mem], 0, nil
+	slot, _ := ch.producedSlot(b.Calls[of].Out[0].Mem)
+	return ch, slot, 0, nil
 }
 
 // runChainSum runs calls i to end-1 and the sum at end (of the result of
