@@ -38,7 +38,7 @@ type node struct {
 	state  nodeState
 	self   weak.Pointer[node] // its registry entry (readers.go): made once, as each weak.Make of a node searches its span's specials
 
-	collectable bool // its registry entries go when it is collected
+	collectable bool // collectable ran: a sweep after a collection drops its entries once it is unreachable
 }
 
 // Pending is the memory of an output of a captured call: its size and

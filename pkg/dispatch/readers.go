@@ -18,7 +18,8 @@ import (
 // anything writes or releases memory such a call reads, the call runs:
 // eager code then never sees a difference. readers maps the alias key of
 // an input's memory (kernel.AliasKey) to those calls, held weakly: a lazy
-// call that nobody can read any more is collected, and its entries with it.
+// call that nobody can read any more is collected, and the sweep after
+// that collection drops its entries.
 // Each key holds a readerSet: a loop of pipelines over the same weights
 // leaves thousands of lazy calls reading them until a collection, and each
 // call's entry must go in constant time (a list scanned per removal made
@@ -81,8 +82,9 @@ func collectable(*node) {
 // sweepArmed says that a sweep will run after the next collection.
 var sweepArmed atomic.Bool
 
-// sweepToken is an object nothing references: the collection after it is
-// made takes it and runs its cleanup, the sweep. (It holds a pointer so
+// sweepToken is an object nothing references: a collection takes it (the
+// next, or the one after when it was made while one was marking) and runs
+// its cleanup, the sweep. (It holds a pointer so
 // that it is not a tiny allocation, which may share memory with live
 // objects and then never be collected.)
 type sweepToken struct{ _ *byte }
@@ -94,6 +96,12 @@ func armSweep() {
 // sweep drops the entries of collected calls and arms the next sweep if
 // entries remain (lazy calls still alive may be collected later).
 func sweep() {
+	// Disarmed first: a call that turns lazy from here on arms the next
+	// sweep itself, and one that turned lazy before was registered before,
+	// so this sweep sees its entries and re-arms. (Disarmed after the
+	// count, a call turning lazy in between armed nothing, and its entries
+	// stayed for good once nothing else armed a sweep.)
+	sweepArmed.Store(false)
 	regMu.Lock()
 	for k, set := range readers {
 		if set.prune() == 0 {
@@ -103,7 +111,6 @@ func sweep() {
 	left := len(readers)
 	regKeys.Store(int64(left))
 	regMu.Unlock()
-	sweepArmed.Store(false)
 	if left > 0 && sweepArmed.CompareAndSwap(false, true) {
 		armSweep()
 	}

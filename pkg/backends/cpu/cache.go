@@ -210,9 +210,10 @@ func (c *cache) account(n int64) {
 		// allocating goroutine to be preempted, which allocates meanwhile
 		// (the trigger overshot several times over, blocks reused cold):
 		// collect now. Adds of 1e6 floats whose results are left to the
-		// collector took 296 instead of 825 us (medians, 1e5: 60 instead of
-		// 76). With more, in the background: a forced collection here made
-		// the inference loop's p99 worse at 2 threads.
+		// collector took 296-336 instead of 612-825 us (medians of
+		// alternating runs in two sittings; 1e5: 60-65 instead of 76-80).
+		// With more, in the background: a forced collection here made the
+		// inference loop's p99 worse at 2 threads.
 		runtime.GC()
 		c.collecting.Store(false)
 		return
