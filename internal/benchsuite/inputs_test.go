@@ -33,9 +33,21 @@ func checksum(b *testing.B, r *torch.Tensor) {
 	fmt.Printf("checksum %s %.9g\n", b.Name(), s)
 }
 
-// modes runs f as the sub-benchmarks gc, released and into. f returns the
-// step's results; into is nil when the case has no out= form.
+// modes runs step as the sub-benchmarks gc, released, tidy and into. step
+// returns the step's results, which released releases after the step;
+// into is nil when the case has no out= form.
 func modes(b *testing.B, step func() []*torch.Tensor, into func()) {
+	modesReleasing(b, step, func() {
+		for _, r := range step() {
+			r.Release()
+		}
+	}, into)
+}
+
+// modesReleasing is modes for a step with intermediates: released runs
+// the step releasing each tensor as soon as it is dead, as PyTorch frees
+// an intermediate when the op that reads it returns.
+func modesReleasing(b *testing.B, step func() []*torch.Tensor, released, into func()) {
 	b.Run("gc", func(b *testing.B) {
 		for b.Loop() {
 			step()
@@ -43,9 +55,7 @@ func modes(b *testing.B, step func() []*torch.Tensor, into func()) {
 	})
 	b.Run("released", func(b *testing.B) {
 		for b.Loop() {
-			for _, r := range step() {
-				r.Release()
-			}
+			released()
 		}
 	})
 	b.Run("tidy", func(b *testing.B) {

@@ -53,10 +53,16 @@ func BenchmarkAffineRelu(b *testing.B) {
 	n := 1_000_000
 	x, a, c, out := input([]int{n}, 1e-3), input([]int{n}, 2e-3), input([]int{n}, 3e-3), torch.Empty([]int{n})
 	checksum(b, x.Mul(a).Add(c).Relu())
-	modes(b, func() []*torch.Tensor {
+	modesReleasing(b, func() []*torch.Tensor {
 		p := x.Mul(a)
 		q := p.Add(c)
 		return []*torch.Tensor{p, q, q.Relu()}
+	}, func() {
+		p := x.Mul(a)
+		q := p.Add(c)
+		p.Release()
+		q.Relu().Release()
+		q.Release()
 	}, func() {
 		o := torch.Into(out)
 		o.Mul(x, a)
