@@ -116,8 +116,8 @@ def main():
            "of the ratios of times taken in the same round. *same result* compares the checksum "
            "(sum of magnitudes) of one result per case computed by each side, within 1e-3.", "",
            "Modes of the cases of internal/benchsuite: `gc` leaves every result to the garbage collector "
-           "(Go code as usually written, nothing released by hand), `released` calls `Release` on each result "
-           "(what PyTorch does when the last reference goes), `tidy` runs each step inside `torch.Tidy`, which "
+           "(Go code as usually written, nothing released by hand), `released` calls `Release` on each tensor "
+           "as soon as it is dead (what PyTorch does when the last reference goes), `tidy` runs each step inside `torch.Tidy`, which "
            "releases what the step made (TensorFlow.js's tf.tidy), `into` writes into one tensor with `torch.Into` "
            "(PyTorch's `out=`, timed against `out=`). The older benchmarks of pkg/torch: `Pointwise` leaves "
            "results to the collector, `PointwiseReleased` releases them, `PointwiseOut` writes with `Into`.", "",

@@ -9,7 +9,7 @@ import (
 
 // input is a float32 tensor of the given shape holding sin(k·i) for its
 // i-th element: the same numbers on both sides without sharing a random
-// generator (bench_torch.py builds it the same way).
+// generator (bench_suite_torch.py builds it the same way).
 func input(shape []int, k float64) *torch.Tensor {
 	n := 1
 	for _, d := range shape {

@@ -47,7 +47,7 @@ func BenchmarkAddBroadcast(b *testing.B) {
 		func() { torch.Into(out).Add(x, y) })
 }
 
-// BenchmarkAffineRelu is ((x*a)+b).relu() on 1e6 floats: three ops whose
+// BenchmarkAffineRelu is ((x*a)+c).relu() on 1e6 floats: three ops whose
 // first two results are intermediates.
 func BenchmarkAffineRelu(b *testing.B) {
 	n := 1_000_000

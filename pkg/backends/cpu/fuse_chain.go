@@ -112,7 +112,7 @@ func buildChain(b *kernel.Batch, i, end, until int) (*chain, error) {
 	o := &b.Calls[i].Out[0]
 	shape, d := slices.Clone(o.Shape), o.DType
 	steps := end - i
-	ch := &chain{ // room for a result and two inputs a step, as most chains need
+	ch := &chain{ // room for a result and a new input a step, and one more, as most chains need
 		produced: make([]result, 0, steps),
 		scalars:  make([]uint64, steps),
 		steps:    make([]cpukernels.FusedStep, 0, steps),
