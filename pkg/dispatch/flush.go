@@ -187,22 +187,18 @@ func runBatch(nodes []*node, keep *node) (int, error) {
 		f = oneByOne
 	}
 	completed, err := f(b)
-	stored := make([]bool, completed)
 	for i := range completed {
-		stored[i] = finish(nodes[i], alone[i])
+		// The copy of a call whose outputs this batch stored goes back to
+		// the pool: nothing reaches it any more (finish dropped the node's
+		// reference), unlike that of a lazy call, which runs again. (By
+		// finish's answer, not the node's state later: another goroutine
+		// may have recomputed a lazy call since, and freed its copy itself.)
+		if finish(nodes[i], alone[i]) {
+			Free(calls[i])
+		}
 	}
 	if err != nil {
 		err = decorate(calls[completed], err)
-	}
-	// The copies of the calls whose outputs this batch stored go back to
-	// the pool: nothing reaches them any more (finish dropped the node's
-	// reference), unlike those of lazy calls, which are run again. (Not
-	// by the node's state now: another goroutine may have recomputed a
-	// lazy one since, and freed its copy itself.)
-	for i, ok := range stored {
-		if ok {
-			Free(calls[i])
-		}
 	}
 	return completed, err
 }

@@ -34,7 +34,6 @@ var (
 // register records n as a reader of its inputs' memory.
 func register(n *node) {
 	n.self = weak.Make(n)
-	w := n.self
 	regMu.Lock()
 	for _, k := range n.keys {
 		set := readers[k]
@@ -42,7 +41,7 @@ func register(n *node) {
 			set = &readerSet{}
 			readers[k] = set
 		}
-		set.add(w)
+		set.add(n.self)
 	}
 	regKeys.Store(int64(len(readers)))
 	regMu.Unlock()
@@ -84,9 +83,9 @@ var sweepArmed atomic.Bool
 
 // sweepToken is an object nothing references: a collection takes it (the
 // next, or the one after when it was made while one was marking) and runs
-// its cleanup, the sweep. (It holds a pointer so
-// that it is not a tiny allocation, which may share memory with live
-// objects and then never be collected.)
+// its cleanup, the sweep. (It holds a pointer so that it is not a tiny
+// allocation, which may share memory with live objects and then never be
+// collected.)
 type sweepToken struct{ _ *byte }
 
 func armSweep() {

@@ -46,10 +46,10 @@ func PipeMaxBytes(n int) PipeOption { return func(c *pipeConfig) { c.maxBytes = 
 //
 // Queuing costs a few microseconds an op on the host (a copy of the call,
 // its pending outputs, the registry of what it reads): a chain of 4
-// pointwise ops on 1000 floats takes about 12 us in a pipeline against 5
+// pointwise ops on 1000 floats takes about 13 us in a pipeline against 5
 // at once on the CPU (BenchmarkChainSmall, 1 thread). On 10^4 floats the
 // pipeline is already faster than eager code that leaves its
-// intermediates to the collector (30 against 37 us), and beyond that
+// intermediates to the collector (25 against 31 us), and beyond that
 // passes over memory dominate.
 //
 // The results are those of running the ops at once, bit for bit: ops run

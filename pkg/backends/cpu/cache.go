@@ -212,8 +212,9 @@ func (c *cache) account(n int64) {
 		// collect now. Adds of 1e6 floats whose results are left to the
 		// collector took 296-336 instead of 612-825 us (medians of
 		// alternating runs in two sittings; 1e5: 60-65 instead of 76-80).
-		// With more, in the background: a forced collection here made the
-		// inference loop's p99 worse at 2 threads.
+		// With more, in the background: collecting here made the 2-thread
+		// inference loop slower (its median in one sitting, its p99 in
+		// another).
 		runtime.GC()
 		c.collecting.Store(false)
 		return
